@@ -1,0 +1,69 @@
+// The deployment file: one YAML document that says which model to run, on which
+// backends in which order, and how (threads, optimization, pins, plugins, inputs).
+// The schema is documented for users in configs/README.md; keep the two in step.
+//
+// This header is the whole public surface of infer::config. It deliberately names no
+// yaml-cpp type, so users of the model do not inherit the parser as a dependency.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "infer/status.hpp"
+
+namespace infer::config {
+
+// One entry of `backends:`. Options are kept as the strings that were written, because
+// only the plugin knows what they mean; it receives them through the host services.
+struct BackendConfig {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> options;  // in file order
+  int line = 0;  // 1-based line of the entry, for later diagnostics (0 = not from a file)
+};
+
+// One entry of `inputs:`: where a named model input comes from and what shape it has.
+struct InputSpec {
+  std::string name;
+  std::vector<int64_t> shape;  // empty = not given
+  std::string file;            // "" = not given; otherwise resolved like `model`
+};
+
+// One entry of `placement:`: node `node` must run on backend `backend`.
+struct PlacementPin {
+  std::string node;
+  std::string backend;
+  int line = 0;  // 1-based line of the pin (0 = not from a file)
+};
+
+// A parsed and validated deployment file. Absent keys keep their empty or nullopt value,
+// so the caller can tell "not given" (use the built-in default or a CLI flag) from
+// "given" and decide precedence itself.
+struct DeploymentConfig {
+  std::string source;                             // the YAML file path ("" when parsed from a string)
+  std::string model;                              // resolved against the YAML file's folder; "" if absent
+  std::vector<BackendConfig> backends;            // in priority order
+  std::optional<int> threads;                     // >= 1
+  std::optional<int> optimization_level;          // 0..3
+  std::vector<std::string> disabled_passes;       // optimizer pass names, as written
+  std::vector<PlacementPin> placement;            // in file order
+  std::vector<std::string> plugin_search_paths;   // resolved against the YAML file's folder
+  std::optional<bool> strict;
+  std::vector<InputSpec> inputs;                  // in file order
+};
+
+// Reads and validates the deployment file at `path`. Relative paths inside it are
+// resolved against the file's folder. A missing file is NotFound; anything wrong inside
+// it is InvalidArgument with "<path>:<line>: <what and which key>". Never throws.
+Result<DeploymentConfig> load_config_file(const std::string& path);
+
+// Parses deployment YAML held in memory. `source_name` only labels error messages
+// ("<string>" when empty); `base_dir` is the folder relative paths are resolved against
+// ("" leaves them relative to the working directory). The result's `source` is "".
+// Never throws.
+Result<DeploymentConfig> parse_config(const std::string& yaml_text, const std::string& source_name,
+                                      const std::string& base_dir);
+
+}  // namespace infer::config

@@ -1,0 +1,219 @@
+#include "config/deployment_schema.hpp"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace infer::config::detail {
+namespace {
+
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// Backend names become plugin library names and command-line values ("--backends a,b"),
+// so they are held to characters that are safe in both.
+bool is_backend_name(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<std::string> read_backend_name(const SchemaReader& reader, const Field& field) {
+  if (!field.node.IsScalar() || !is_backend_name(field.node.Scalar())) {
+    return reader.expected(field, "a backend name of lowercase letters, digits and '_' ([a-z0-9_]+)");
+  }
+  return field.node.Scalar();
+}
+
+// Options are opaque here: only the plugin knows their meaning, so each value is kept as
+// the text that was written and the plugin parses it.
+Result<std::vector<std::pair<std::string, std::string>>> read_options(const SchemaReader& reader,
+                                                                      const Field& field) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.map(field));
+  std::vector<std::pair<std::string, std::string>> options;
+  for (const Entry& entry : entries) {
+    INFER_ASSIGN_OR_RETURN(std::string value, reader.scalar(entry.value));
+    options.emplace_back(entry.key, std::move(value));
+  }
+  return options;
+}
+
+// A backend is written either as its bare name ("- cpu") or as a map with a name and
+// options; the bare form is the common case and keeps short files short.
+Result<BackendConfig> read_backend(const SchemaReader& reader, const Field& item) {
+  BackendConfig backend;
+  backend.line = item.line;
+  if (!item.node.IsMap()) {
+    if (!item.node.IsScalar()) return reader.expected(item, "a backend name or a map with keys name, options");
+    INFER_ASSIGN_OR_RETURN(backend.name, read_backend_name(reader, item));
+    return backend;
+  }
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(item, {"name", "options"}));
+  for (const Entry& entry : entries) {
+    if (entry.key == "name") {
+      INFER_ASSIGN_OR_RETURN(backend.name, read_backend_name(reader, entry.value));
+    } else {
+      INFER_ASSIGN_OR_RETURN(backend.options, read_options(reader, entry.value));
+    }
+  }
+  if (backend.name.empty()) return reader.error(item.line, "'" + item.path + "' is missing the required key 'name'");
+  return backend;
+}
+
+Status read_model(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(config.model, reader.path(field));
+  return Status::ok();
+}
+
+Status read_backends(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Field> items, reader.list(field));
+  // The list is a priority order, so a repeated name has no meaning and is likely a typo.
+  std::map<std::string, int> first_line;
+  for (const Field& item : items) {
+    INFER_ASSIGN_OR_RETURN(BackendConfig backend, read_backend(reader, item));
+    const auto [seen, inserted] = first_line.emplace(backend.name, backend.line);
+    if (!inserted) {
+      return reader.error(item.line, "duplicate backend '" + backend.name + "' in 'backends' (first listed on line " +
+                                         std::to_string(seen->second) + ")");
+    }
+    config.backends.push_back(std::move(backend));
+  }
+  return Status::ok();
+}
+
+Status read_threads(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(int64_t threads, reader.integer(field, 1, kIntMax));
+  config.threads = static_cast<int>(threads);
+  return Status::ok();
+}
+
+Status read_optimization(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(field, {"level", "disabled_passes"}));
+  for (const Entry& entry : entries) {
+    if (entry.key == "level") {
+      INFER_ASSIGN_OR_RETURN(int64_t level, reader.integer(entry.value, 0, 3));
+      config.optimization_level = static_cast<int>(level);
+      continue;
+    }
+    INFER_ASSIGN_OR_RETURN(std::vector<Field> passes, reader.list(entry.value));
+    for (const Field& pass : passes) {
+      INFER_ASSIGN_OR_RETURN(std::string name, reader.string(pass));
+      config.disabled_passes.push_back(std::move(name));
+    }
+  }
+  return Status::ok();
+}
+
+Status read_placement(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.map(field));
+  for (const Entry& entry : entries) {
+    INFER_ASSIGN_OR_RETURN(std::string backend, read_backend_name(reader, entry.value));
+    config.placement.push_back(PlacementPin{entry.key, std::move(backend), entry.key_line});
+  }
+  return Status::ok();
+}
+
+Status read_plugins(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(field, {"search_paths"}));
+  for (const Entry& entry : entries) {
+    INFER_ASSIGN_OR_RETURN(std::vector<Field> paths, reader.list(entry.value));
+    for (const Field& path : paths) {
+      INFER_ASSIGN_OR_RETURN(std::string resolved, reader.path(path));
+      config.plugin_search_paths.push_back(std::move(resolved));
+    }
+  }
+  return Status::ok();
+}
+
+Status read_strict(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(bool strict, reader.boolean(field));
+  config.strict = strict;
+  return Status::ok();
+}
+
+// An empty shape would mean "not given" in InputSpec, so `shape: []` is refused rather
+// than silently read as absent.
+Result<std::vector<int64_t>> read_shape(const SchemaReader& reader, const Field& field) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Field> items, reader.list(field));
+  if (items.empty()) {
+    return reader.error(field.line, "'" + field.path +
+                                        "' must list at least one dimension (leave it out to take the shape "
+                                        "from the file)");
+  }
+  std::vector<int64_t> shape;
+  for (const Field& item : items) {
+    INFER_ASSIGN_OR_RETURN(int64_t dim, reader.integer(item, 0, kInt64Max));
+    shape.push_back(dim);
+  }
+  return shape;
+}
+
+Result<InputSpec> read_input(const SchemaReader& reader, const Entry& entry) {
+  InputSpec input;
+  input.name = entry.key;
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(entry.value, {"file", "shape"}));
+  for (const Entry& spec : entries) {
+    if (spec.key == "file") {
+      INFER_ASSIGN_OR_RETURN(input.file, reader.path(spec.value));
+    } else {
+      INFER_ASSIGN_OR_RETURN(input.shape, read_shape(reader, spec.value));
+    }
+  }
+  // An input that says nothing is almost certainly a half-written entry.
+  if (input.file.empty() && input.shape.empty()) {
+    return reader.error(entry.value.line, "'" + entry.value.path + "' must give 'file', 'shape' or both");
+  }
+  return input;
+}
+
+Status read_inputs(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.map(field));
+  for (const Entry& entry : entries) {
+    INFER_ASSIGN_OR_RETURN(InputSpec input, read_input(reader, entry));
+    config.inputs.push_back(std::move(input));
+  }
+  return Status::ok();
+}
+
+// The top-level keys, in the order error messages list them. One table, so the keys the
+// reader accepts and the keys a message suggests cannot drift apart.
+struct Section {
+  std::string_view key;
+  Status (*read)(const SchemaReader&, const Field&, DeploymentConfig&);
+};
+
+constexpr std::array<Section, 8> kSections{{
+    {"model", read_model},
+    {"backends", read_backends},
+    {"threads", read_threads},
+    {"optimization", read_optimization},
+    {"placement", read_placement},
+    {"plugins", read_plugins},
+    {"strict", read_strict},
+    {"inputs", read_inputs},
+}};
+
+}  // namespace
+
+Result<DeploymentConfig> read_deployment(const SchemaReader& reader, const Field& root) {
+  std::vector<std::string_view> keys;
+  for (const Section& section : kSections) keys.push_back(section.key);
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(root, keys));
+
+  DeploymentConfig config;
+  for (const Entry& entry : entries) {
+    for (const Section& section : kSections) {
+      if (section.key == entry.key) INFER_RETURN_IF_ERROR(section.read(reader, entry.value, config));
+    }
+  }
+  return config;
+}
+
+}  // namespace infer::config::detail

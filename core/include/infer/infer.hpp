@@ -1,0 +1,158 @@
+// The public C++ API for applications: load a model, run it, inspect the plan.
+//
+//   infer::SessionOptions opts;
+//   opts.backends = {"example", "cpu"};
+//   auto session = infer::Session::create("model.onnx", opts);
+//   if (!session) { std::cerr << session.status().message() << "\n"; return 1; }
+//   auto outputs = (*session)->run({{"image", infer::Tensor::zeros(infer::DataType::kFloat32, {1, 1, 8, 8})}});
+//
+// No exception escapes this API: failures come back as Status / Result<T> whose message
+// names the file, node, input or field at fault.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "infer/dtype.hpp"
+#include "infer/status.hpp"
+
+namespace infer {
+
+// A dense host tensor (row-major). Copies share the bytes; use clone() for a deep copy.
+class Tensor {
+ public:
+  Tensor() = default;
+  // Uninitialized (zero-filled) storage for `shape`.
+  static Tensor zeros(DataType dtype, std::vector<int64_t> shape);
+  // Copies `size_bytes` bytes; fails when they do not match dtype and shape.
+  static Result<Tensor> from_bytes(DataType dtype, std::vector<int64_t> shape, const void* data,
+                                   size_t size_bytes);
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t element_count() const;
+  size_t size_bytes() const { return bytes_ ? bytes_->size() : 0; }
+  const void* data() const { return bytes_ ? bytes_->data() : nullptr; }
+  void* mutable_data() { return bytes_ ? bytes_->data() : nullptr; }
+  template <typename T>
+  const T* data_as() const { return static_cast<const T*>(data()); }
+  template <typename T>
+  T* mutable_data_as() { return static_cast<T*>(mutable_data()); }
+  Tensor clone() const;
+
+ private:
+  DataType dtype_ = DataType::kUndefined;
+  std::vector<int64_t> shape_;
+  std::shared_ptr<std::vector<uint8_t>> bytes_;
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// A model input or output as declared: dims are -1 where symbolic or unknown, and
+// dim_params holds the symbol ("batch") or "" for each dim.
+struct TensorInfo {
+  std::string name;
+  DataType dtype = DataType::kUndefined;
+  bool rank_known = true;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_params;
+  std::string shape_string() const;  // "[batch,1,8,8]"
+};
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
+using LogSink = std::function<void(LogLevel, const std::string&)>;
+
+struct BackendOptions {
+  std::string backend;
+  std::vector<std::pair<std::string, std::string>> options;  // passed to the plugin
+};
+
+struct PlacementPin {
+  std::string node;     // node name in the model
+  std::string backend;  // must be one of SessionOptions::backends (or "cpu")
+};
+
+struct SessionOptions {
+  // Backends in priority order. "cpu" is the implicit last fallback unless strict.
+  std::vector<std::string> backends = {"cpu"};
+  bool strict = false;  // fail listing the nodes no listed backend supports
+  int threads = 0;      // 0: one per hardware thread
+  int optimization_level = 1;
+  std::vector<std::string> disabled_passes;
+  // Folders searched for plugins before $INFER_PLUGIN_PATH and the installed location:
+  // --plugin-dir entries first, then the YAML plugins.search_paths.
+  std::vector<std::string> plugin_dirs;
+  std::vector<BackendOptions> backend_options;
+  std::vector<PlacementPin> placement;
+  LogSink log_sink;                 // default: warnings and errors to stderr
+  LogLevel log_level = LogLevel::kWarning;
+};
+
+// What the partitioner decided, for --explain.
+struct NodePlacement {
+  std::string node;
+  std::string op_type;
+  std::string domain;
+  std::string backend;
+  std::string reason;  // "cpu: supported", "example: unsupported op Conv; fell back to cpu"
+};
+
+struct PartitionSummary {
+  std::string name;
+  std::string backend;
+  size_t node_count = 0;
+};
+
+struct CopySummary {
+  std::string tensor;
+  std::string from_backend;
+  std::string to_backend;
+  int64_t bytes = -1;  // -1 when the shape is symbolic until a run
+};
+
+struct PlanReport {
+  std::vector<NodePlacement> nodes;
+  std::vector<PartitionSummary> partitions;
+  std::vector<CopySummary> copies;  // copies between devices per run (inputs and outputs included)
+  std::vector<std::string> passes;  // optimizer passes that changed the graph, "name xN"
+  std::string to_text() const;      // the --explain rendering
+};
+
+// What one run did, for --explain and benchmarks.
+struct RunStats {
+  size_t copies = 0;
+  size_t copy_bytes = 0;
+  double wall_ms = 0;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // Loads, checks and shape-infers the model, optimizes it, partitions it over the
+  // backends, and compiles each partition through its plugin.
+  static Result<std::unique_ptr<Session>> create(const std::string& model_path,
+                                                 const SessionOptions& options);
+
+  virtual const std::vector<TensorInfo>& inputs() const = 0;
+  virtual const std::vector<TensorInfo>& outputs() const = 0;
+
+  // Runs once. Every declared input must be given exactly once with the declared dtype
+  // and a shape compatible with the declared (possibly symbolic) shape. Outputs come back
+  // in declaration order. Safe to call from several threads at once.
+  virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs,
+                                               RunStats* stats = nullptr) = 0;
+
+  virtual const PlanReport& plan() const = 0;
+  // Backends that received at least one partition, in priority order.
+  virtual std::vector<std::string> active_backends() const = 0;
+};
+
+}  // namespace infer
