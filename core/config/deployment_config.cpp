@@ -89,8 +89,7 @@ Result<DeploymentConfig> parse_config(const std::string& yaml_text, const std::s
 Result<DeploymentConfig> load_config_file(const std::string& path) {
   return guarded(path, [&]() -> Result<DeploymentConfig> {
     INFER_ASSIGN_OR_RETURN(std::string text, read_text_file(path));
-    INFER_ASSIGN_OR_RETURN(DeploymentConfig config,
-                           parse_unguarded(text, path, fs::path(path).parent_path().string()));
+    INFER_ASSIGN_OR_RETURN(DeploymentConfig config, parse_unguarded(text, path, fs::path(path).parent_path().string()));
     config.source = path;
     return config;
   });

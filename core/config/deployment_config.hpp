@@ -42,16 +42,16 @@ struct PlacementPin {
 // so the caller can tell "not given" (use the built-in default or a CLI flag) from
 // "given" and decide precedence itself.
 struct DeploymentConfig {
-  std::string source;                             // the YAML file path ("" when parsed from a string)
-  std::string model;                              // resolved against the YAML file's folder; "" if absent
-  std::vector<BackendConfig> backends;            // in priority order
-  std::optional<int> threads;                     // >= 1
-  std::optional<int> optimization_level;          // 0..3
-  std::vector<std::string> disabled_passes;       // optimizer pass names, as written
-  std::vector<PlacementPin> placement;            // in file order
-  std::vector<std::string> plugin_search_paths;   // resolved against the YAML file's folder
-  std::optional<bool> strict;
-  std::vector<InputSpec> inputs;                  // in file order
+  std::string source;                            // the YAML file path ("" when parsed from a string)
+  std::string model;                             // resolved against the YAML file's folder; "" if absent
+  std::vector<BackendConfig> backends;           // in priority order
+  std::optional<int> threads;                    // >= 1
+  std::optional<int> optimization_level;         // 0..3
+  std::vector<std::string> disabled_passes;      // optimizer pass names, as written
+  std::vector<PlacementPin> placement;           // in file order
+  std::vector<std::string> plugin_search_paths;  // resolved against the YAML file's folder
+  std::optional<bool> strict;                    // true: no implicit cpu fallback for unclaimed nodes
+  std::vector<InputSpec> inputs;                 // in file order
 };
 
 // Reads and validates the deployment file at `path`. Relative paths inside it are

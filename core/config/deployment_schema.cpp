@@ -34,8 +34,7 @@ Result<std::string> read_backend_name(const SchemaReader& reader, const Field& f
 
 // Options are opaque here: only the plugin knows their meaning, so each value is kept as
 // the text that was written and the plugin parses it.
-Result<std::vector<std::pair<std::string, std::string>>> read_options(const SchemaReader& reader,
-                                                                      const Field& field) {
+Result<std::vector<std::pair<std::string, std::string>>> read_options(const SchemaReader& reader, const Field& field) {
   INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.map(field));
   std::vector<std::pair<std::string, std::string>> options;
   for (const Entry& entry : entries) {

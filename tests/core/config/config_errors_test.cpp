@@ -56,6 +56,7 @@ const ErrorCase kErrorCases[] = {
     {"ThreadsZero", "threads: 0\n", "x.yaml:1: 'threads' must be an integer >= 1, got '0'"},
     {"ThreadsQuoted", "threads: \"2\"\n", "x.yaml:1: 'threads' must be an integer >= 1, got \"2\""},
     {"ThreadsFraction", "threads: 1.5\n", "x.yaml:1: 'threads' must be an integer >= 1, got '1.5'"},
+    {"ThreadsHex", "threads: 0x2\n", "x.yaml:1: 'threads' must be an integer >= 1, got '0x2'"},
     {"ThreadsTrailingText", "threads: 2x\n", "x.yaml:1: 'threads' must be an integer >= 1, got '2x'"},
     {"ThreadsTooLarge", "threads: 99999999999\n",
      "x.yaml:1: 'threads' must be an integer >= 1, got '99999999999' (too large)"},
@@ -108,7 +109,8 @@ const ErrorCase kErrorCases[] = {
      "'GPU'"},
 
     // plugins
-    {"SearchPathsScalar", "plugins:\n  search_paths: lib\n", "x.yaml:2: 'plugins.search_paths' must be a list, got 'lib'"},
+    {"SearchPathsScalar", "plugins:\n  search_paths: lib\n",
+     "x.yaml:2: 'plugins.search_paths' must be a list, got 'lib'"},
     {"SearchPathEmpty", "plugins:\n  search_paths: [a, '']\n",
      "x.yaml:2: 'plugins.search_paths[1]' must be a non-empty string, got \"\""},
 
