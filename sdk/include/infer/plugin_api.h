@@ -443,7 +443,8 @@ typedef struct infer_plugin_api {
 
   /* -- Devices -----------------------------------------------------------------------
    * Writes up to `capacity` device handles (owned by the plugin instance) and the total
-   * count to *count. With zero devices, sets *count = 0 and returns an UNAVAILABLE status
+   * count to *count; `devices` may be NULL when `capacity` is 0 (the host asks for the
+   * count first). With zero devices, sets *count = 0 and returns an UNAVAILABLE status
    * saying why (e.g. "no Vulkan driver: vkCreateInstance failed"). */
   infer_status* (*get_devices)(infer_plugin* plugin, infer_device** devices, size_t capacity,
                                size_t* count);
@@ -497,7 +498,9 @@ typedef struct infer_plugin_api {
   /* The counter's current value, or the sticky failure. */
   infer_status* (*event_query)(infer_event* event, uint64_t* value);
   /* Calls `cb` once when the counter reaches `value` or the event fails (immediately, on
-   * the calling thread, if that already happened). */
+   * the calling thread, if that already happened). When this function returns an error,
+   * `cb` is never called. Destroying the event calls every pending callback with a
+   * CANCELLED status first, so `user` is always released exactly once. */
   infer_status* (*event_on_complete)(infer_event* event, uint64_t value,
                                      infer_event_callback_fn cb, void* user);
 
