@@ -23,6 +23,7 @@ namespace infer::ir {
 using ValueId = uint32_t;
 using NodeId = uint32_t;
 inline constexpr ValueId kNoValue = UINT32_MAX;  // an omitted optional input/output
+inline constexpr NodeId kNoNode = UINT32_MAX;    // Value::producer of a value no node makes
 
 // One dimension: a known size, a named symbol ("batch"), or unknown (value -1, no name).
 struct Dim {
@@ -41,7 +42,9 @@ struct Shape {
   size_t rank() const { return dims ? dims->size() : 0; }
   bool is_static() const;                 // rank known and every dim known
   std::vector<int64_t> concrete() const;  // -1 for unknown dims
-  std::string to_string() const;          // "[batch,1,8,8]", "[?]" ...
+  // "[batch,1,8,8]"; an unknown dim prints as "?" ("[?,3]"), a scalar as "[]" and an
+  // unknown rank as "[...]".
+  std::string to_string() const;
   static Shape of(const std::vector<int64_t>& dims);
   bool operator==(const Shape&) const = default;
 };
@@ -55,6 +58,13 @@ class TensorData {
   // Refers to bytes owned by `keeper` (e.g. a memory-mapped external data file).
   TensorData(DataType dtype, std::vector<int64_t> dims, const void* data, size_t size,
              std::shared_ptr<const void> keeper);
+  // Copies re-point at their own copy of owned bytes (or share the keeper's); moves keep
+  // the buffer. Both are rare: constants are shared through TensorDataPtr.
+  TensorData(const TensorData& other);
+  TensorData& operator=(const TensorData& other);
+  TensorData(TensorData&& other) noexcept;
+  TensorData& operator=(TensorData&& other) noexcept;
+  ~TensorData() = default;
 
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& dims() const { return dims_; }
@@ -93,7 +103,7 @@ struct Value {
   TensorDataPtr constant;              // set for initializers and folded constants
   std::optional<QuantInfo> quant;
   bool outer_scope = false;            // a subgraph's reference to an enclosing graph's value
-  NodeId producer = UINT32_MAX;        // maintained by Graph::rebuild_links()
+  NodeId producer = kNoNode;           // maintained by add_node() and rebuild_links()
   bool is_constant() const { return constant != nullptr; }
 };
 
@@ -142,7 +152,11 @@ class Graph {
   Value& value(ValueId id) { return values_.at(id); }
   const Value& value(ValueId id) const { return values_.at(id); }
   size_t value_count() const { return values_.size(); }
+  // Looks a value up by name. Names are unique within a graph (the loader guarantees
+  // it). Rename values through rename_value(), or call rebuild_links() after assigning
+  // Value::name directly, so that the name index stays current.
   std::optional<ValueId> find_value(const std::string& value_name) const;
+  void rename_value(ValueId id, std::string new_name);
 
   // Nodes, kept in topological order (the loader sorts; rewrites keep the order valid).
   NodeId add_node(Node n);
@@ -156,14 +170,31 @@ class Graph {
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
 
-  // Recomputes Value::producer from the node list; call after structural edits.
+  // Recomputes Value::producer from the node list (and the name index); call after
+  // structural edits.
   void rebuild_links();
-  // Consumers of every value: result[v] lists the nodes reading v.
+  // Values of this graph that the subgraphs of node `id` (If/Loop/Scan bodies) read as
+  // outer-scope captures, each listed once: the node depends on them as much as on its
+  // explicit inputs.
+  std::vector<ValueId> implicit_inputs(NodeId id) const;
+  // Consumers of every value: result[v] lists the nodes reading v, each once, counting
+  // both explicit inputs and implicit_inputs() (so a producer whose output only a body
+  // reads still has a consumer).
   std::vector<std::vector<NodeId>> consumers() const;
-  // Reorders nodes topologically; fails naming a node on a cycle.
+  // Reorders nodes topologically (stable: an already sorted graph keeps its order, and
+  // independent nodes keep their relative order); implicit inputs count as dependencies.
+  // Fails naming the nodes of a cycle, or a value that two nodes produce.
   Status topological_sort();
-  // Removes the nodes for which `remove[id]` is true and renumbers the rest.
+  // Removes the nodes for which `remove[id]` is true and renumbers the rest (entries
+  // past the end of `remove` count as false). Values stay; producers are recomputed.
   void erase_nodes(const std::vector<bool>& remove);
+  // Checks the structural invariants the rest of the core relies on: every id is in
+  // range, each value has at most one producer and none is produced while also being a
+  // graph input, a constant or an outer-scope capture, every node input is defined
+  // (constant, graph input, capture or an earlier node's output: nodes are in
+  // topological order) and every graph output is defined. Subgraphs are checked too.
+  // The message names the graph, node and value.
+  Status validate() const;
 
  private:
   std::vector<Value> values_;

@@ -43,7 +43,8 @@ size_t storage_bytes(DataType t, int64_t count);
 // ONNX-style lower-case name: "float32", "int64", "bfloat16", "int4"...
 std::string_view dtype_name(DataType t);
 std::optional<DataType> dtype_from_name(std::string_view name);
-// True for values 1..22 except those above.
+// True for the dtypes ONNX defines (1..22), string included: callers decide what they
+// accept.
 bool dtype_is_valid(int32_t raw);
 
 }  // namespace infer

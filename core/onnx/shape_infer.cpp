@@ -1,0 +1,78 @@
+// See shape_infer.hpp.
+#include "onnx/shape_infer.hpp"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <unordered_set>
+
+#include "onnx/schema_policy.hpp"
+
+namespace infer::onnx_io {
+namespace {
+
+using SymbolSet = std::unordered_set<std::string>;
+
+// Calls `visit` on every declared or inferred TypeProto of `graph` and of its bodies.
+template <typename Graph, typename Visit>
+void for_each_type(Graph& graph, const Visit& visit) {
+  auto each = [&](auto& infos) {
+    for (auto& vi : infos)
+      if (vi.has_type()) visit(vi.name(), *vi.mutable_type());
+  };
+  each(*graph.mutable_input());
+  each(*graph.mutable_output());
+  each(*graph.mutable_value_info());
+  for (auto& node : *graph.mutable_node())
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) for_each_type(*attr.mutable_g(), visit);
+      for (auto& body : *attr.mutable_graphs()) for_each_type(body, visit);
+    }
+}
+
+void collect_symbols(onnx::ModelProto& model, SymbolSet& symbols) {
+  for_each_type(*model.mutable_graph(), [&](const std::string&, onnx::TypeProto& type) {
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return;
+    for (const auto& d : type.tensor_type().shape().dim())
+      if (d.has_dim_param()) symbols.insert(d.dim_param());
+  });
+}
+
+// ONNX names every dim it cannot size with a fresh symbol ("unk__0", "unk__1"...).
+// Those names mean "unknown": no input binds them and users never wrote them, so they
+// are cleared, leaving the dims unknown. Symbols the file itself used are kept, even if
+// they happen to look alike (a model saved after an earlier shape inference).
+void forget_invented_symbols(onnx::ModelProto& model, const SymbolSet& original) {
+  for_each_type(*model.mutable_graph(), [&](const std::string&, onnx::TypeProto& type) {
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return;
+    for (auto& d : *type.mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (d.has_dim_param() && d.dim_param().rfind("unk__", 0) == 0 &&
+          !original.count(d.dim_param()))
+        d.clear_dim_param();
+  });
+}
+
+}  // namespace
+
+Status infer_shapes(onnx::ModelProto& model) {
+  const BoundedSchemaRegistry registry;
+  // check_type off: type mismatches are the checker's and the backends' business.
+  // error_mode 0: a node ONNX cannot infer keeps whatever the file says about it.
+  const onnx::ShapeInferenceOptions options(/*check_type_val=*/false, /*strict_mode_val=*/0,
+                                            /*data_prop_val=*/true);
+  SymbolSet original;
+  collect_symbols(model, original);
+  try {
+    onnx::shape_inference::InferShapes(model, &registry, options);
+  } catch (const std::exception& e) {
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    return invalid_argument("ONNX shape inference failed: " + message);
+  }
+  forget_invented_symbols(model, original);
+  return Status::ok();
+}
+
+}  // namespace infer::onnx_io

@@ -1,0 +1,110 @@
+// Files that are missing, empty, not ONNX, or cut short.
+#include "test_util.hpp"
+
+namespace infer::onnx_io {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::read_file;
+using testing::TempDir;
+using testing::write_file;
+
+const std::string kDigits = std::string(INFER_SOURCE_DIR) + "/models/digits_cnn.onnx";
+
+TEST(LoadErrors, MissingFileIsNotFound) {
+  TempDir dir;
+  const std::string path = dir.file("x.onnx");
+  auto r = load_model(path);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(), "cannot open model '" + path + "': No such file or directory");
+}
+
+TEST(LoadErrors, EmptyFileIsNotAModel) {
+  TempDir dir;
+  const std::string path = dir.file("empty.onnx");
+  write_file(path, "");
+  auto r = load_model(path);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("'" + path + "' is not a valid ONNX model"));
+}
+
+TEST(LoadErrors, GarbageBytesAreNotAModel) {
+  TempDir dir;
+  const std::string path = dir.file("garbage.onnx");
+  // 0xFF starts a field with wire type 7, which protobuf does not have.
+  write_file(path, std::string(64, '\xff'));
+  auto r = load_model(path);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "'" + path + "' is not a valid ONNX model (protobuf parse failed)");
+}
+
+TEST(LoadErrors, TruncatedModelIsNotAModel) {
+  const std::string whole = read_file(kDigits);
+  ASSERT_GT(whole.size(), 1000u);
+  TempDir dir;
+  const std::string path = dir.file("half.onnx");
+  write_file(path, whole.substr(0, whole.size() / 2));
+  auto r = load_model(path);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "'" + path + "' is not a valid ONNX model (protobuf parse failed)");
+}
+
+TEST(LoadErrors, ParsableProtobufWithoutAGraphIsNotAModel) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  TempDir dir;
+  auto r = testing::save_and_load(m, dir);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("is not a valid ONNX model (it has no graph)"));
+}
+
+TEST(LoadErrors, ModelWithoutIrVersionIsRejected) {
+  onnx::ModelProto m = testing::relu_model();
+  m.clear_ir_version();
+  TempDir dir;
+  auto r = testing::save_and_load(m, dir);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("ir_version is not set"));
+}
+
+TEST(LoadErrors, DirectoryIsNotAModel) {
+  TempDir dir;
+  auto r = load_model(dir.path().string());
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(), HasSubstr("cannot open model '" + dir.path().string() + "'"));
+  EXPECT_THAT(r.status().message(), HasSubstr("Is a directory"));
+}
+
+TEST(LoadErrors, EmptyMemoryIsNotAModel) {
+  auto r = load_model_from_memory(nullptr, 0, "in-memory.onnx", "");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("'in-memory.onnx' is not a valid ONNX model"));
+}
+
+TEST(LoadFromMemory, LoadsAndNamesTheModel) {
+  const std::string bytes = testing::relu_model().SerializeAsString();
+  auto r = load_model_from_memory(bytes.data(), bytes.size(), "mem.onnx", "");
+  ASSERT_LOADED(r);
+  EXPECT_EQ(r->source_path, "mem.onnx");
+  EXPECT_EQ(testing::op_types(*r->graph), (std::vector<std::string>{"Relu"}));
+}
+
+TEST(LoadFromMemory, ErrorsNameTheGivenName) {
+  onnx::ModelProto m = testing::relu_model();
+  m.mutable_opset_import(0)->set_version(5);
+  const std::string bytes = m.SerializeAsString();
+  auto r = load_model_from_memory(bytes.data(), bytes.size(), "mem.onnx", "");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("model 'mem.onnx': opset 5"));
+}
+
+}  // namespace
+}  // namespace infer::onnx_io
