@@ -370,7 +370,9 @@ typedef struct infer_execute_args {
   /* Each (event, value) is signalled when the work has completed (or failed). */
   size_t num_signals;
   const infer_event_value* signals;
-  infer_run_context* run;            /* pass to the host's is_cancelled */
+  /* Pass to the host's is_cancelled. The host keeps it alive until every signal of this
+   * execution has completed, so the plugin may poll it from its own queue. */
+  infer_run_context* run;
 } infer_execute_args;
 
 /* ------------------------------------------------------------------------------------
@@ -481,9 +483,11 @@ typedef struct infer_plugin_api {
   void (*stream_destroy)(infer_stream* stream);
 
   /* -- Timeline events ---------------------------------------------------------------
-   * An event is a 64-bit counter that only grows, starting at 0. A failure of the work
-   * that was to signal it sticks to the event: every later wait or query returns that
-   * failure. */
+   * An event is a 64-bit counter that only grows, starting at 0; a signal with a value
+   * not above the current one changes nothing. A failure of the work that was to signal
+   * it sticks to the event: every later wait or query returns that failure.
+   * After a failed work item, a stream skips its queued work up to the next signal,
+   * fails that signal's event, and then runs normally again. */
   infer_status* (*event_create)(infer_device* device, infer_event** out);
   void (*event_destroy)(infer_event* event);
   /* Enqueues on `stream`: set the counter to `value` when all earlier work is done. */
@@ -493,7 +497,8 @@ typedef struct infer_plugin_api {
   /* Sets the counter from the host (to release device work waiting on host work). */
   infer_status* (*event_signal_host)(infer_event* event, uint64_t value);
   /* Blocks the calling thread until the counter reaches `value`, the event fails, or
-   * `timeout_ns` passes (UINT64_MAX: forever; then TIMEOUT). */
+   * `timeout_ns` passes (UINT64_MAX: forever; then TIMEOUT). It returns only after the
+   * completion callbacks registered for values up to `value` have returned. */
   infer_status* (*event_wait)(infer_event* event, uint64_t value, uint64_t timeout_ns);
   /* The counter's current value, or the sticky failure. */
   infer_status* (*event_query)(infer_event* event, uint64_t* value);
@@ -530,7 +535,9 @@ typedef struct infer_plugin_api {
    * Transforms constant input `input_index` of `node` into the plugin's own layout. The
    * result is allocated with the host's host_alloc and handed over: the host keeps it
    * (shared across sessions) and passes it back in infer_value_view.prepacked_data at
-   * compile time. Return with *out_data = NULL to decline. */
+   * compile time. Return with *out_data = NULL to decline. A constant read by several
+   * nodes keeps one prepacked form per partition view, so the data should describe its
+   * own layout (the example plugin prefixes a small header). */
   infer_status* (*prepack_constant)(infer_device* device, const infer_node_view* node,
                                     size_t input_index, void** out_data, size_t* out_size);
 } infer_plugin_api;
