@@ -1,0 +1,109 @@
+// MatMul with numpy semantics: 1-D operands are promoted (A to [1, K], B to [K, 1]) and
+// the promoted dim removed from the result; leading batch dims broadcast. Many small
+// matrices run one per thread; large ones run one after another, each spread over the
+// threads by sgemm.
+#include <vector>
+
+#include "../kernel.hpp"
+#include "../node_util.hpp"
+#include "gemm_core.hpp"
+
+namespace infer::cpu::kernels {
+namespace {
+
+class MatMulKernel final : public Kernel {
+ public:
+  Status run(KernelContext& ctx) const override {
+    const Tensor& A = *ctx.input(0);
+    const Tensor& B = *ctx.input(1);
+    if (A.dtype != INFER_DTYPE_FLOAT32 || B.dtype != INFER_DTYPE_FLOAT32)
+      return invalid("only float32 is supported");
+    if (A.rank() == 0 || B.rank() == 0)
+      return invalid("operands must have at least 1 dim, got ", dims_str(A.dims), " and ",
+                     dims_str(B.dims));
+    Dims a = A.dims, b = B.dims;
+    const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+    if (a_vec) a.insert(a.begin(), 1);
+    if (b_vec) b.push_back(1);
+    const int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
+    if (b[b.size() - 2] != K)
+      return invalid("inner dims differ: A ", dims_str(A.dims), " and B ", dims_str(B.dims));
+    Dims a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
+    CPU_ASSIGN_OR_RETURN(Dims batch, broadcast_shapes({&a_batch, &b_batch}));
+    Dims out = batch;
+    if (!a_vec) out.push_back(M);
+    if (!b_vec) out.push_back(N);
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, out));
+    const int64_t nb = sdk::element_count(batch.data(), batch.size());
+    if (Y->numel() == 0) return Status::ok();
+
+    // Element offsets of each batch's matrices, honouring broadcast batch dims.
+    const Dims a_str = batch_strides(a_batch, batch, M * K),
+               b_str = batch_strides(b_batch, batch, K * N);
+    auto offsets = [&](int64_t bi, int64_t* ao, int64_t* bo) {
+      *ao = *bo = 0;
+      for (size_t d = batch.size(); d-- > 0;) {
+        const int64_t idx = bi % batch[d];
+        bi /= batch[d];
+        *ao += idx * a_str[d];
+        *bo += idx * b_str[d];
+      }
+    };
+    const float* pa = A.as<float>();
+    const float* pb = B.as<float>();
+    float* py = Y->mut<float>();
+    auto one = [&](int64_t bi, bool parallel) {
+      int64_t ao, bo;
+      offsets(bi, &ao, &bo);
+      GemmArgs g;
+      g.M = M;
+      g.N = N;
+      g.K = K;
+      g.A = pa + ao;
+      g.a_row_stride = K;
+      g.a_col_stride = 1;
+      g.B = pb + bo;
+      g.ldb = N;
+      g.C = py + bi * M * N;
+      g.ldc = N;
+      sgemm(ctx.host(), g, parallel);
+    };
+    const double flops_each =
+        2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+    if (nb > 1 && flops_each < 4e6) {
+      ctx.parallel_for(static_cast<size_t>(nb),
+                       grain_for(static_cast<size_t>(flops_each) + 1, 1 << 20),
+                       [&](size_t b0, size_t b1) {
+                         for (size_t bi = b0; bi < b1; ++bi) one(static_cast<int64_t>(bi), false);
+                       });
+    } else {
+      for (int64_t bi = 0; bi < nb; ++bi) one(bi, true);
+    }
+    return Status::ok();
+  }
+
+ private:
+  // Strides (in elements) of an operand's batch dims within the broadcast batch shape;
+  // 0 where the operand broadcasts.
+  static Dims batch_strides(const Dims& own, const Dims& batch, int64_t matrix) {
+    Dims s(batch.size(), 0);
+    int64_t stride = matrix;
+    for (size_t i = own.size(); i-- > 0;) {
+      const size_t d = batch.size() - own.size() + i;
+      if (own[i] != 1) s[d] = stride;
+      stride *= own[i];
+    }
+    return s;
+  }
+};
+
+}  // namespace
+
+Status matmul_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
+  return check_dtype(node, node_input(node, 1), dtypes::kF32, "B");
+}
+
+Result<KernelPtr> matmul_create(const KernelInit&) { return KernelPtr(new MatMulKernel()); }
+
+}  // namespace infer::cpu::kernels

@@ -1,0 +1,227 @@
+// Ops that keep the data and change only the shape: Reshape, Flatten, Squeeze,
+// Unsqueeze, Identity and Dropout (inference: identity, mask all true). Each computes
+// the output dims from the input shape (and shape/axes inputs) per run, then copies the
+// bytes: outputs never alias inputs, which keeps buffer lifetimes simple.
+#include <algorithm>
+#include <cstring>
+
+#include "../kernel.hpp"
+#include "../node_util.hpp"
+
+namespace infer::cpu::kernels {
+namespace {
+
+enum class Kind { kReshape, kFlatten, kSqueeze, kUnsqueeze, kIdentity, kDropout };
+
+Kind kind_of(const char* op) {
+  if (std::strcmp(op, "Reshape") == 0) return Kind::kReshape;
+  if (std::strcmp(op, "Flatten") == 0) return Kind::kFlatten;
+  if (std::strcmp(op, "Squeeze") == 0) return Kind::kSqueeze;
+  if (std::strcmp(op, "Unsqueeze") == 0) return Kind::kUnsqueeze;
+  if (std::strcmp(op, "Dropout") == 0) return Kind::kDropout;
+  return Kind::kIdentity;
+}
+
+Result<Dims> reshape_dims(const Dims& in, const std::vector<int64_t>& shape, bool allowzero) {
+  Dims out(shape.size());
+  int64_t infer_at = -1, known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t v = shape[i];
+    if (v == -1) {
+      if (infer_at >= 0) return invalid("shape ", dims_str(shape), " has more than one -1");
+      infer_at = static_cast<int64_t>(i);
+      continue;
+    }
+    if (v == 0 && !allowzero) {
+      if (i >= in.size())
+        return invalid("shape ", dims_str(shape), " copies dim ", i, " (0) but the input ",
+                       dims_str(in), " has only ", in.size(), " dims");
+      v = in[i];
+    }
+    if (v < 0) return invalid("shape ", dims_str(shape), " has a negative dim");
+    out[i] = v;
+    known *= v;
+  }
+  const int64_t total = sdk::element_count(in.data(), in.size());
+  if (infer_at >= 0) {
+    if (known == 0 || total % known != 0)
+      return invalid("cannot reshape ", dims_str(in), " (", total, " elements) to ",
+                     dims_str(shape));
+    out[infer_at] = total / known;
+  } else if (known != total) {
+    return invalid("cannot reshape ", dims_str(in), " (", total, " elements) to ", dims_str(shape));
+  }
+  return out;
+}
+
+class ReshapeLikeKernel final : public Kernel {
+ public:
+  ReshapeLikeKernel(Kind kind, int64_t opset, int64_t axis, Dims axes, bool allowzero,
+                    infer_dtype mask_dtype)
+      : kind_(kind),
+        opset_(opset),
+        axis_(axis),
+        axes_(std::move(axes)),
+        allowzero_(allowzero),
+        mask_dtype_(mask_dtype) {}
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor& X = *ctx.input(0);
+    CPU_ASSIGN_OR_RETURN(Dims out, output_dims(ctx, X));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, out));
+    if (X.bytes()) std::memcpy(Y->data, X.data, X.bytes());
+    if (kind_ == Kind::kDropout && ctx.has_output(1)) {
+      CPU_ASSIGN_OR_RETURN(Tensor * M, ctx.allocate_output(1, mask_dtype_, X.dims));
+      CPU_RETURN_IF_ERROR(fill_ones(*M));
+    }
+    return Status::ok();
+  }
+
+ private:
+  // The mask of an inference-mode Dropout keeps every element.
+  static Status fill_ones(const Tensor& m) {
+    const int64_t n = m.numel();
+    switch (m.dtype) {
+      case INFER_DTYPE_BOOL:
+        std::memset(m.data, 1, static_cast<size_t>(n));
+        break;
+      case INFER_DTYPE_FLOAT32:
+        std::fill(m.mut<float>(), m.mut<float>() + n, 1.0f);
+        break;
+      default:
+        return invalid("Dropout mask dtype ", dtype_name(m.dtype), " not supported");
+    }
+    return Status::ok();
+  }
+
+  Result<Dims> axes_from(const KernelContext& ctx) const {
+    if (opset_ >= 13) {
+      if (ctx.input(1) == nullptr) return Dims{};
+      return read_int_list(*ctx.input(1), "axes");
+    }
+    return axes_;
+  }
+
+  Result<Dims> output_dims(const KernelContext& ctx, const Tensor& X) const {
+    const int64_t rank = static_cast<int64_t>(X.rank());
+    switch (kind_) {
+      case Kind::kReshape: {
+        if (ctx.input(1) == nullptr) return invalid("the shape input is required");
+        CPU_ASSIGN_OR_RETURN(std::vector<int64_t> shape, read_int_list(*ctx.input(1), "shape"));
+        return reshape_dims(X.dims, shape, allowzero_);
+      }
+      case Kind::kFlatten: {
+        if (axis_ < -rank || axis_ > rank)
+          return invalid("axis ", axis_, " is out of range for rank ", rank);
+        const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+        int64_t a = 1, b = 1;
+        for (int64_t d = 0; d < rank; ++d) (d < axis ? a : b) *= X.dims[d];
+        return Dims{a, b};
+      }
+      case Kind::kSqueeze: {
+        CPU_ASSIGN_OR_RETURN(Dims axes, axes_from(ctx));
+        std::vector<char> drop(static_cast<size_t>(rank), 0);
+        if (axes.empty()) {
+          for (int64_t d = 0; d < rank; ++d) drop[d] = X.dims[d] == 1;
+        }
+        for (int64_t a : axes) {
+          CPU_ASSIGN_OR_RETURN(int64_t ax, normalize_axis(a, rank, "axes value"));
+          if (X.dims[ax] != 1)
+            return invalid("cannot squeeze axis ", a, " of size ", X.dims[ax], " (input ",
+                           dims_str(X.dims), ")");
+          drop[ax] = 1;
+        }
+        Dims out;
+        for (int64_t d = 0; d < rank; ++d)
+          if (!drop[d]) out.push_back(X.dims[d]);
+        return out;
+      }
+      case Kind::kUnsqueeze: {
+        CPU_ASSIGN_OR_RETURN(Dims axes, axes_from(ctx));
+        const int64_t out_rank = rank + static_cast<int64_t>(axes.size());
+        std::vector<char> inserted(static_cast<size_t>(out_rank), 0);
+        for (int64_t a : axes) {
+          CPU_ASSIGN_OR_RETURN(int64_t ax, normalize_axis(a, out_rank, "axes value"));
+          if (inserted[ax]) return invalid("axes ", dims_str(axes), " repeat axis ", a);
+          inserted[ax] = 1;
+        }
+        Dims out;
+        size_t next = 0;
+        for (int64_t d = 0; d < out_rank; ++d) out.push_back(inserted[d] ? 1 : X.dims[next++]);
+        return out;
+      }
+      case Kind::kDropout: {
+        const Tensor* training = ctx.input(2);
+        if (training != nullptr && training->numel() == 1 && *training->as<uint8_t>() != 0)
+          return invalid("training_mode=true is not supported (inference only)");
+        return X.dims;
+      }
+      case Kind::kIdentity:
+        return X.dims;
+    }
+    return internal("bad kind");
+  }
+
+  Kind kind_;
+  int64_t opset_;
+  int64_t axis_;
+  Dims axes_;
+  bool allowzero_;
+  infer_dtype mask_dtype_;
+};
+
+Result<KernelPtr> create_kind(const KernelInit& init) {
+  const infer_node_view& n = *init.node;
+  const Kind k = kind_of(n.op_type);
+  infer_dtype mask = n.opset >= 10 ? INFER_DTYPE_BOOL : INFER_DTYPE_FLOAT32;
+  if (const infer_value_view* m = node_output(n, 1);
+      m != nullptr && m->dtype != INFER_DTYPE_UNDEFINED)
+    mask = m->dtype;
+  return KernelPtr(new ReshapeLikeKernel(k, n.opset, attr_i(n, "axis", 1), attr_ints(n, "axes"),
+                                         attr_i(n, "allowzero", 0) != 0, mask));
+}
+
+}  // namespace
+
+Status reshape_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
+  return check_dtype(node, node_input(node, 1), dtypes::kI64, "the shape");
+}
+Result<KernelPtr> reshape_create(const KernelInit& init) { return create_kind(init); }
+
+Status flatten_check(const infer_node_view& node) { return check_input_count(node, 1, 1); }
+Result<KernelPtr> flatten_create(const KernelInit& init) { return create_kind(init); }
+
+Status squeeze_check(const infer_node_view& node) {
+  const bool unsqueeze = kind_of(node.op_type) == Kind::kUnsqueeze;
+  if (node.opset >= 13) {
+    CPU_RETURN_IF_ERROR(check_input_count(node, unsqueeze ? 2 : 1, 2));
+    return check_dtype(node, node_input(node, 1), dtypes::kI64, "axes");
+  }
+  CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
+  if (unsqueeze && !has_attr(node, "axes"))
+    return unsupported("Unsqueeze requires the axes attribute before opset 13");
+  return Status::ok();
+}
+Result<KernelPtr> squeeze_create(const KernelInit& init) { return create_kind(init); }
+
+Status identity_check(const infer_node_view& node) {
+  if (kind_of(node.op_type) != Kind::kDropout) return check_input_count(node, 1, 1);
+  CPU_RETURN_IF_ERROR(check_input_count(node, 1, node.opset >= 12 ? 3 : 1));
+  if (node.opset < 7) return unsupported("Dropout before opset 7");
+  const infer_value_view* training = node_input(node, 2);
+  if (training != nullptr) {
+    CPU_RETURN_IF_ERROR(check_dtype(node, training, dtypes::kBool, "training_mode"));
+    if (is_const(training) && training->const_size >= 1 &&
+        *static_cast<const uint8_t*>(training->const_data) != 0)
+      return unsupported("Dropout training_mode=true not supported");
+  }
+  const infer_value_view* mask = node_output(node, 1);
+  if (mask != nullptr && mask->dtype != INFER_DTYPE_UNDEFINED && mask->dtype != INFER_DTYPE_BOOL &&
+      mask->dtype != INFER_DTYPE_FLOAT32)
+    return unsupported("Dropout mask dtype ", dtype_name(mask->dtype), " not supported");
+  return Status::ok();
+}
+Result<KernelPtr> identity_create(const KernelInit& init) { return create_kind(init); }
+
+}  // namespace infer::cpu::kernels
