@@ -1,0 +1,74 @@
+#include "optimizer/dead_code_elimination.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace infer::optimizer {
+namespace {
+
+// Adds the names of every outer-scope value referenced anywhere inside `graph` (its own
+// captures and those of subgraphs nested deeper), since a capture at any depth may name
+// a value of the graph we are cleaning.
+void collect_captured_names(const ir::Graph& graph, std::set<std::string>& names) {
+  for (ir::ValueId v = 0; v < graph.value_count(); ++v)
+    if (graph.value(v).outer_scope) names.insert(graph.value(v).name);
+  for (const ir::Node& node : graph.nodes())
+    for (const ir::Attribute& attr : node.attributes)
+      for (const auto& sub : attr.graphs)
+        if (sub) collect_captured_names(*sub, names);
+}
+
+std::set<std::string> captured_names(const ir::Node& node) {
+  std::set<std::string> names;
+  for (const ir::Attribute& attr : node.attributes)
+    for (const auto& sub : attr.graphs)
+      if (sub) collect_captured_names(*sub, names);
+  return names;
+}
+
+bool eliminate(ir::Graph& graph) {
+  bool changed = false;
+  // Bodies first: a capture that only dead body code needed must not keep the
+  // enclosing graph's producer alive.
+  for (ir::Node& node : graph.mutable_nodes())
+    for (ir::Attribute& attr : node.attributes)
+      for (auto& sub : attr.graphs)
+        if (sub && eliminate(*sub)) changed = true;
+
+  std::vector<bool> live(graph.value_count(), false);
+  for (ir::ValueId out : graph.outputs)
+    if (out != ir::kNoValue && out < live.size()) live[out] = true;
+
+  const size_t n = graph.node_count();
+  std::vector<bool> remove(n, false);
+  bool any_removed = false;
+  // Reverse topological order: every consumer is decided before its producers.
+  for (size_t i = n; i-- > 0;) {
+    const ir::Node& node = graph.node(static_cast<ir::NodeId>(i));
+    bool node_live = false;
+    for (ir::ValueId out : node.outputs)
+      if (out != ir::kNoValue && out < live.size() && live[out]) node_live = true;
+    if (!node_live) {
+      remove[i] = true;
+      any_removed = true;
+      continue;
+    }
+    for (ir::ValueId in : node.inputs)
+      if (in != ir::kNoValue && in < live.size()) live[in] = true;
+    for (const std::string& name : captured_names(node))
+      if (auto v = graph.find_value(name)) live[*v] = true;
+  }
+  if (any_removed) {
+    graph.erase_nodes(remove);
+    graph.rebuild_links();
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+Result<bool> DeadCodeElimination::apply(ir::Graph& graph) { return eliminate(graph); }
+
+}  // namespace infer::optimizer

@@ -1,0 +1,74 @@
+#include "runtime/partition_compiler.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace infer::runtime {
+namespace {
+
+Result<std::vector<ir::ValueId>> ids_of(
+    const std::unordered_map<const infer_value_view*, ir::ValueId>& ids,
+    const infer_value_view* const* views, size_t count) {
+  std::vector<ir::ValueId> out;
+  for (size_t i = 0; i < count; ++i) {
+    auto it = ids.find(views[i]);
+    if (it == ids.end()) return internal_error("a partition view names an unknown value");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+bool same_set(std::vector<ir::ValueId> a, std::vector<ir::ValueId> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+}  // namespace
+
+std::unordered_map<const infer_value_view*, ir::ValueId> value_ids_of(
+    const host::GraphViewSet& views) {
+  std::unordered_map<const infer_value_view*, ir::ValueId> ids;
+  for (size_t v = 0; v < views.value_count(); ++v)
+    if (const infer_value_view* view = views.value(static_cast<ir::ValueId>(v)))
+      ids.emplace(view, static_cast<ir::ValueId>(v));
+  return ids;
+}
+
+Result<PlanPartition> compile_partition(
+    host::GraphViewSet& views, const std::unordered_map<const infer_value_view*, ir::ValueId>& ids,
+    const partitioner::Partition& partition, size_t device_index, const Backend& backend,
+    uint32_t optimization_level) {
+  const std::string what = "compiling partition '" + partition.name + "' (" +
+                           std::to_string(partition.nodes.size()) + " nodes) on backend '" +
+                           backend.name + "'";
+  host::PartitionViewOptions view_options;
+  view_options.name = partition.name;
+  Result<const infer_graph_view*> view = views.build_partition_view(partition.nodes, view_options);
+  if (!view.is_ok()) return view.status().with_context(what);
+
+  PlanPartition out;
+  out.name = partition.name;
+  out.device = device_index;
+  Result<std::vector<ir::ValueId>> inputs = ids_of(ids, (*view)->inputs, (*view)->num_inputs);
+  Result<std::vector<ir::ValueId>> outputs = ids_of(ids, (*view)->outputs, (*view)->num_outputs);
+  if (!inputs.is_ok()) return inputs.status().with_context(what);
+  if (!outputs.is_ok()) return outputs.status().with_context(what);
+  if (!same_set(*inputs, partition.inputs) || !same_set(*outputs, partition.outputs))
+    return internal_error(what +
+                          ": the partition view's inputs/outputs differ from the "
+                          "partitioner's");
+  out.inputs = std::move(*inputs);
+  out.outputs = std::move(*outputs);
+
+  host::CompileOptions options;
+  options.optimization_level = optimization_level;
+  options.partition_name = partition.name;
+  options.keep_alive.push_back(views.constants_keeper());
+  Result<host::Executable> exe = backend.device.compile(**view, options);
+  if (!exe.is_ok()) return exe.status().with_context(what);
+  out.executable = std::move(*exe);
+  return out;
+}
+
+}  // namespace infer::runtime

@@ -1,0 +1,278 @@
+// RunState: input placement, step scheduling, completion, outputs and clean-up. The work
+// each step enqueues is in run_steps.cpp.
+#include "runtime/run_state.hpp"
+
+#include <cstring>
+#include <exception>
+
+// oneTBB's own library is not built with ThreadSanitizer, so TSan cannot see that
+// enqueueing a task orders what the enqueuing thread did before what the task does. These
+// annotations state that edge (they compile to nothing in other builds), so a TSan build
+// reports only real races.
+// The annotation's address is a global: reading anything the task captured to compute an
+// address would itself come before the acquire.
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+namespace {
+char tsan_task_handoff;
+}
+#define INFER_TSAN_RELEASE() __tsan_release(&tsan_task_handoff)
+#define INFER_TSAN_ACQUIRE() __tsan_acquire(&tsan_task_handoff)
+#else
+#define INFER_TSAN_RELEASE() ((void)0)
+#define INFER_TSAN_ACQUIRE() ((void)0)
+#endif
+
+namespace infer::runtime {
+
+RunState::RunState(const ExecutionPlan& plan, tbb::task_arena& arena)
+    : plan_(plan),
+      arena_(arena),
+      residents_(plan.dense_count * plan.columns()),
+      steps_(plan.steps.size()),
+      pending_(new std::atomic<size_t>[plan.steps.size()]) {
+  for (size_t s = 0; s < plan.steps.size(); ++s) pending_[s].store(plan.steps[s].num_predecessors);
+}
+
+RunState::~RunState() = default;
+
+Status RunState::bind_inputs(const std::vector<const Tensor*>& inputs) {
+  for (size_t i = 0; i < plan_.graph_inputs.size(); ++i) {
+    Resident& r = at(plan_.graph_inputs[i], kHostDevice);
+    r.present = true;
+    r.dtype = static_cast<infer_dtype>(inputs[i]->dtype());
+    r.dims = inputs[i]->shape();
+    r.bytes = inputs[i]->size_bytes();
+    r.host_src = inputs[i]->data();
+  }
+  for (const InputBinding& b : plan_.bindings) {
+    const Tensor& t = *inputs[b.input_index];
+    const PlanDevice& dev = plan_.devices[b.device];
+    Result<DeviceArena::Block> block = dev.arena->allocate(t.size_bytes());
+    if (!block.is_ok())
+      return block.status().with_context("input '" + plan_.values[b.value].name + "' on " +
+                                         dev.backend);
+    binding_blocks_.emplace_back(b.device, *block);
+    if (t.size_bytes() > 0) std::memcpy(block->host_ptr, t.data(), t.size_bytes());
+    Resident& r = at(b.value, b.device);
+    r.present = true;
+    r.dtype = static_cast<infer_dtype>(t.dtype());
+    r.dims = t.shape();
+    r.bytes = t.size_bytes();
+    r.block = *block;
+  }
+  return Status::ok();
+}
+
+Status RunState::execute() {
+  const size_t total = plan_.steps.size();
+  if (total == 0) return Status::ok();
+  std::vector<size_t> ready;
+  for (size_t s = 0; s < total; ++s)
+    if (plan_.steps[s].num_predecessors == 0) ready.push_back(s);
+  // The calling thread takes one ready step itself (inside the arena, so a CPU kernel's
+  // parallel_for spreads over the workers), rather than only handing work over and
+  // sleeping: a model that is one CPU partition then runs without a thread switch.
+  for (size_t i = 0; i + 1 < ready.size(); ++i) dispatch(ready[i]);
+  if (!ready.empty()) {
+    // When the arena's slot for outside threads is taken (another run is in it), oneTBB
+    // hands this body to a thread already inside.
+    const size_t first = ready.back();
+    auto body = [this, first] {
+      INFER_TSAN_ACQUIRE();
+      run_step(first);
+    };
+    INFER_TSAN_RELEASE();
+    arena_.execute(body);
+  }
+  std::unique_lock lock(mu_);
+  done_cv_.wait(lock, [&] { return finished_ == total; });
+  return first_error_;
+}
+
+void RunState::dispatch(size_t step) {
+  INFER_TSAN_RELEASE();
+  arena_.enqueue([self = shared_from_this(), step] {
+    INFER_TSAN_ACQUIRE();
+    self->run_step(step);
+  });
+}
+
+void RunState::run_step(size_t step) {
+  if (failed()) {
+    after_issue(step, Status::ok());  // nothing issued: releases everyone, who skip too
+    return;
+  }
+  Status status;
+  try {
+    status = issue(step);
+  } catch (const std::exception& e) {
+    status = internal_error(plan_.steps[step].label + ": " + e.what());
+  }
+  if (status.is_ok() && steps_[step].deferred) return;
+  after_issue(step, status);
+}
+
+void RunState::after_issue(size_t step, const Status& status) {
+  const PlanStep& st = plan_.steps[step];
+  StepRun& r = steps_[step];
+  if (!status.is_ok()) fail(status);
+  release(st.release_on_issue);
+  if (!r.issued) {
+    release(st.release_on_complete);
+    finish_step();
+    return;
+  }
+  when_complete(step, kDone, r.event);
+}
+
+void RunState::when_complete(size_t step, Which which, const PooledEvent& event) {
+  Completion& c = steps_[step].completion[which];
+  c.state.store(Completion::kRegistering, std::memory_order_relaxed);
+  auto self = shared_from_this();
+  Status registered = event.event.on_complete(
+      event.value, [self, step, which](const Status& s) { self->on_event(step, which, s); });
+  if (!registered.is_ok()) {
+    // Without a completion callback the only way to learn the outcome is to wait here;
+    // it only happens when the plugin refused the registration.
+    Status waited = event.event.wait(event.value);
+    deliver(step, which, waited.is_ok() ? registered : waited);
+    return;
+  }
+  int expected = Completion::kRegistering;
+  if (!c.state.compare_exchange_strong(expected, Completion::kRegistered,
+                                       std::memory_order_acq_rel))
+    deliver(step, which, c.status);  // it fired during registration
+}
+
+void RunState::on_event(size_t step, Which which, const Status& status) {
+  Completion& c = steps_[step].completion[which];
+  c.status = status;
+  int expected = Completion::kRegistering;
+  if (c.state.compare_exchange_strong(expected, Completion::kFiredEarly, std::memory_order_acq_rel))
+    return;  // the registering thread delivers it after the plugin call returned
+  deliver(step, which, status);
+}
+
+void RunState::deliver(size_t step, Which which, const Status& status) {
+  if (which == kDone)
+    on_step_complete(step, status);
+  else
+    on_staged_download_done(step, status);
+}
+
+void RunState::on_step_complete(size_t step, const Status& status) {
+  StepRun& r = steps_[step];
+  if (status.is_ok()) {
+    r.event_outcome = EventPool::Outcome::kReached;
+  } else {
+    r.event_outcome = EventPool::Outcome::kFailed;
+    r.clean = false;
+    fail(status.with_context(plan_.steps[step].label));
+  }
+  release(plan_.steps[step].release_on_complete);
+  finish_step();
+}
+
+void RunState::on_staged_download_done(size_t step, const Status& status) {
+  StepRun& r = steps_[step];
+  if (!status.is_ok()) {
+    r.event1_outcome = EventPool::Outcome::kFailed;
+    r.clean = false;
+    fail(status.with_context(plan_.steps[step].label));
+    after_issue(step, Status::ok());
+    return;
+  }
+  r.event1_outcome = EventPool::Outcome::kReached;
+  // The upload half runs as a task: a completion callback must not do real work.
+  INFER_TSAN_RELEASE();
+  arena_.enqueue([self = shared_from_this(), step] {
+    INFER_TSAN_ACQUIRE();
+    Status s;
+    if (!self->failed()) {
+      try {
+        s = self->issue_staged_upload(step);
+      } catch (const std::exception& e) {
+        s = internal_error(self->plan_.steps[step].label + ": " + e.what());
+      }
+    }
+    self->after_issue(step, s);
+  });
+}
+
+void RunState::release(const std::vector<size_t>& successors) {
+  for (size_t t : successors)
+    if (pending_[t].fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(t);
+}
+
+void RunState::finish_step() {
+  std::lock_guard lock(mu_);
+  if (++finished_ == plan_.steps.size()) done_cv_.notify_all();
+}
+
+void RunState::fail(const Status& status) {
+  std::lock_guard lock(mu_);
+  if (first_error_.is_ok()) first_error_ = status;
+  failed_.store(true, std::memory_order_release);
+}
+
+Result<std::vector<Tensor>> RunState::collect_outputs(const std::vector<const Tensor*>& inputs) {
+  std::vector<Tensor> out;
+  out.reserve(plan_.outputs.size());
+  for (const OutputSource& src : plan_.outputs) {
+    const std::string& name = plan_.values[src.value].name;
+    switch (src.kind) {
+      case OutputSource::Kind::kGraphInput:
+        out.push_back(inputs[src.input_index]->clone());
+        break;
+      case OutputSource::Kind::kConstant: {
+        INFER_ASSIGN_OR_RETURN(
+            Tensor t, Tensor::from_bytes(src.constant->dtype(), src.constant->dims(),
+                                         src.constant->data(), src.constant->size_bytes()));
+        out.push_back(std::move(t));
+        break;
+      }
+      case OutputSource::Kind::kDevice: {
+        const Resident& r = at(src.value, src.device);
+        if (!r.present) return internal_error("output '" + name + "' was not produced");
+        Tensor t = Tensor::zeros(static_cast<DataType>(r.dtype), r.dims);
+        if (r.bytes > 0) std::memcpy(t.mutable_data(), r.block.host_ptr, r.bytes);
+        out.push_back(std::move(t));
+        break;
+      }
+      case OutputSource::Kind::kHostCopy: {
+        const Resident& r = at(src.value, kHostDevice);
+        if (!r.present) return internal_error("output '" + name + "' was not copied back");
+        out.push_back(r.host_tensor);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+void RunState::release_resources() {
+  auto give_stream = [&](host::Stream& s, size_t device, bool clean) {
+    if (!s.valid()) return;
+    if (clean)
+      plan_.devices[device].streams->release(std::move(s));
+    else
+      s.reset();  // waits for whatever the failed work left queued
+  };
+  auto give_event = [&](PooledEvent& e, size_t device, EventPool::Outcome outcome) {
+    if (e.event.valid()) plan_.devices[device].events->release(std::move(e), outcome);
+  };
+  for (StepRun& r : steps_) {
+    give_stream(r.stream, r.stream_device, r.clean);
+    give_stream(r.stream2, r.stream2_device, r.clean);
+    give_event(r.event, r.event_device, r.event_outcome);
+    give_event(r.event1, r.event1_device, r.event1_outcome);
+    for (auto& [device, block] : r.blocks) plan_.devices[device].arena->release(block);
+    r.blocks.clear();
+  }
+  for (auto& [device, block] : binding_blocks_) plan_.devices[device].arena->release(block);
+  binding_blocks_.clear();
+}
+
+}  // namespace infer::runtime

@@ -1,0 +1,142 @@
+#include "runtime/session_builder.hpp"
+
+#include <oneapi/tbb/info.h>
+
+#include <exception>
+#include <new>
+#include <set>
+
+#include "onnx/model_loader.hpp"
+#include "optimizer/pipeline.hpp"
+#include "partitioner/partitioner.hpp"
+#include "runtime/capability_collector.hpp"
+#include "runtime/partition_compiler.hpp"
+#include "runtime/plan_report_builder.hpp"
+#include "runtime/plugin_arena_backing.hpp"
+#include "runtime/session_impl.hpp"
+#include "runtime/signature.hpp"
+#include "runtime/step_graph_builder.hpp"
+
+namespace infer::runtime {
+namespace {
+
+// Pins are written against the model as loaded; a pinned node the optimizer removed has
+// nothing left to place, which is not the user's mistake.
+std::vector<partitioner::Pin> live_pins(const SessionOptions& options,
+                                        const std::set<std::string>& loaded_nodes,
+                                        const ir::Graph& optimized, const Logger& log) {
+  std::set<std::string> live;
+  for (const ir::Node& n : optimized.nodes()) live.insert(n.name);
+  std::vector<partitioner::Pin> pins;
+  for (const PlacementPin& p : options.placement) {
+    if (loaded_nodes.count(p.node) && !live.count(p.node)) {
+      log.log(LogLevel::kInfo,
+              "placement pin for node '" + p.node + "' ignored: the optimizer removed the node");
+      continue;
+    }
+    pins.push_back(partitioner::Pin{p.node, p.backend});
+  }
+  return pins;
+}
+
+Result<std::unique_ptr<Session>> build(const std::string& model_path,
+                                       const SessionOptions& options) {
+  Logger log(options.log_sink, options.log_level);
+  if (options.threads < 0)
+    return invalid_argument("threads must be 0 (one per hardware thread) or more, got " +
+                            std::to_string(options.threads));
+
+  INFER_ASSIGN_OR_RETURN(ir::Model model, onnx_io::load_model(model_path));
+  if (!model.graph) return internal_error("loading '" + model_path + "': no graph");
+  ir::Graph& graph = *model.graph;
+  const std::string where = "model '" + model_path + "'";
+  Result<std::vector<TensorInfo>> inputs = signature_of(graph, graph.inputs, "input");
+  if (!inputs.is_ok()) return inputs.status().with_context(where);
+  Result<std::vector<TensorInfo>> outputs = signature_of(graph, graph.outputs, "output");
+  if (!outputs.is_ok()) return outputs.status().with_context(where);
+
+  std::set<std::string> loaded_nodes;
+  for (const ir::Node& n : graph.nodes()) loaded_nodes.insert(n.name);
+  INFER_ASSIGN_OR_RETURN(
+      optimizer::Pipeline pipeline,
+      optimizer::make_pipeline(options.optimization_level, options.disabled_passes));
+  INFER_RETURN_IF_ERROR(pipeline.run(graph).with_context(where));
+
+  INFER_ASSIGN_OR_RETURN(std::vector<std::string> order,
+                         partitioner::backend_priority(options.backends, options.strict));
+  const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  // One slot stays reserved for the application's thread, which runs the first step of
+  // each run itself; the other threads - 1 slots are for oneTBB's workers.
+  auto arena = std::make_shared<tbb::task_arena>(threads);
+  arena->initialize();
+  INFER_ASSIGN_OR_RETURN(std::vector<Backend> backends, open_backends(order, options, arena, log));
+
+  INFER_ASSIGN_OR_RETURN(std::shared_ptr<host::GraphViewSet> views,
+                         host::GraphViewSet::build(model));
+  partitioner::PartitionRequest request;
+  request.graph = &graph;
+  request.backends = collect_capabilities(*views, backends, log);
+  request.strict = options.strict;
+  request.pins = live_pins(options, loaded_nodes, graph, log);
+  INFER_ASSIGN_OR_RETURN(partitioner::PartitionPlan partitions, partitioner::partition(request));
+
+  auto plan = std::make_unique<ExecutionPlan>();
+  plan->views = views;
+  for (const Backend& b : backends) {
+    PlanDevice d;
+    d.backend = b.name;
+    d.device = b.device;
+    d.mappable = b.mappable;
+    d.arena =
+        std::make_unique<DeviceArena>(std::make_unique<PluginArenaBacking>(b.device, b.mappable));
+    d.streams = std::make_unique<StreamPool>(b.device);
+    d.events = std::make_unique<EventPool>(b.device);
+    plan->devices.push_back(std::move(d));
+  }
+  const auto ids = value_ids_of(*views);
+  for (const partitioner::Partition& p : partitions.partitions) {
+    INFER_ASSIGN_OR_RETURN(PlanPartition compiled,
+                           compile_partition(*views, ids, p, p.backend, backends[p.backend],
+                                             static_cast<uint32_t>(options.optimization_level)));
+    plan->partitions.push_back(std::move(compiled));
+  }
+  INFER_RETURN_IF_ERROR(build_step_graph(graph, partitions, *plan));
+
+  SessionImpl::Parts parts;
+  parts.report = make_plan_report(graph, partitions, pipeline.changed_summary());
+  std::vector<bool> used(backends.size(), false);
+  for (const partitioner::Partition& p : partitions.partitions) used[p.backend] = true;
+  for (size_t b = 0; b < backends.size(); ++b)
+    if (used[b]) parts.active_backends.push_back(backends[b].name);
+  parts.arena = std::move(arena);
+  parts.backends = std::move(backends);
+  parts.plan = std::move(plan);
+  parts.inputs = std::move(*inputs);
+  parts.outputs = std::move(*outputs);
+  return std::unique_ptr<Session>(std::make_unique<SessionImpl>(std::move(parts)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> build_session(const std::string& model_path,
+                                               const SessionOptions& options) {
+  try {
+    return build(model_path, options);
+  } catch (const std::bad_alloc&) {
+    return unavailable("creating a session for '" + model_path + "': out of host memory");
+  } catch (const std::exception& e) {
+    return internal_error("creating a session for '" + model_path +
+                          "': unexpected exception: " + e.what());
+  }
+}
+
+}  // namespace infer::runtime
+
+namespace infer {
+
+Result<std::unique_ptr<Session>> Session::create(const std::string& model_path,
+                                                 const SessionOptions& options) {
+  return runtime::build_session(model_path, options);
+}
+
+}  // namespace infer

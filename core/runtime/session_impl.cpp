@@ -1,0 +1,45 @@
+#include "runtime/session_impl.hpp"
+
+#include <chrono>
+#include <exception>
+#include <new>
+
+#include "runtime/input_validation.hpp"
+
+namespace infer::runtime {
+
+SessionImpl::SessionImpl(Parts parts)
+    : arena_(std::move(parts.arena)),
+      backends_(std::move(parts.backends)),
+      plan_(std::move(parts.plan)),
+      scheduler_(*plan_, arena_),
+      inputs_(std::move(parts.inputs)),
+      outputs_(std::move(parts.outputs)),
+      report_(std::move(parts.report)),
+      active_(std::move(parts.active_backends)) {}
+
+SessionImpl::~SessionImpl() = default;
+
+Result<std::vector<NamedTensor>> SessionImpl::run(const std::vector<NamedTensor>& inputs,
+                                                  RunStats* stats) {
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    INFER_ASSIGN_OR_RETURN(std::vector<const Tensor*> ordered, validate_inputs(inputs_, inputs));
+    RunStats local;
+    INFER_ASSIGN_OR_RETURN(std::vector<Tensor> tensors, scheduler_.run(ordered, &local));
+    std::vector<NamedTensor> out;
+    out.reserve(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i)
+      out.push_back(NamedTensor{outputs_[i].name, std::move(tensors[i])});
+    local.wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (stats != nullptr) *stats = local;
+    return out;
+  } catch (const std::bad_alloc&) {
+    return unavailable("run: out of host memory");
+  } catch (const std::exception& e) {
+    return internal_error(std::string("run: unexpected exception: ") + e.what());
+  }
+}
+
+}  // namespace infer::runtime

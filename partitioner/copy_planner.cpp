@@ -1,0 +1,69 @@
+#include "partitioner/copy_planner.hpp"
+
+#include <map>
+#include <set>
+#include <utility>
+
+#include "partitioner/graph_deps.hpp"
+
+namespace infer::partitioner {
+namespace {
+
+int64_t static_bytes(const ir::Value& v) {
+  if (!v.shape.is_static()) return -1;
+  int64_t count = 1;
+  for (const ir::Dim& d : *v.shape.dims) count *= d.value;
+  if (v.dtype == DataType::kString || v.dtype == DataType::kUndefined) return -1;
+  return static_cast<int64_t>(storage_bytes(v.dtype, count));
+}
+
+}  // namespace
+
+std::vector<CopyEdge> plan_copies(const ir::Graph& g, const std::vector<Partition>& partitions,
+                                  const std::vector<size_t>& partition_of_node,
+                                  const std::vector<BackendCapabilities>& backends) {
+  const auto producers = value_producers(g);
+  std::vector<CopyEdge> copies;
+  std::map<std::pair<ir::ValueId, size_t>, size_t> index;  // (value, dst backend) -> copy
+
+  auto add = [&](ir::ValueId v, size_t src_part, size_t src_backend, size_t dst_backend,
+                 size_t dst_part) {
+    auto [it, inserted] = index.emplace(std::make_pair(v, dst_backend), copies.size());
+    if (inserted) {
+      CopyEdge e;
+      e.value = v;
+      e.src_partition = src_part;
+      e.src_backend = src_backend;
+      e.dst_backend = dst_backend;
+      e.bytes = static_bytes(g.value(v));
+      copies.push_back(std::move(e));
+    }
+    if (dst_part != kHost) copies[it->second].dst_partitions.push_back(dst_part);
+  };
+
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    const size_t backend = partitions[p].backend;
+    for (ir::ValueId v : partitions[p].inputs) {
+      const ir::NodeId producer = producers[v];
+      if (producer == kNoNode) {
+        if (!backends[backend].host_addressable) add(v, kHost, kHost, backend, p);
+        continue;
+      }
+      const size_t src_part = partition_of_node[producer];
+      const size_t src_backend = partitions[src_part].backend;
+      if (src_backend != backend) add(v, src_part, src_backend, backend, p);
+    }
+  }
+  std::set<ir::ValueId> done;
+  for (ir::ValueId v : g.outputs) {
+    if (v == ir::kNoValue || !done.insert(v).second) continue;
+    const ir::NodeId producer = producers[v];
+    if (producer == kNoNode) continue;  // a graph input or constant returned as is
+    const size_t src_part = partition_of_node[producer];
+    const size_t src_backend = partitions[src_part].backend;
+    if (!backends[src_backend].host_addressable) add(v, src_part, src_backend, kHost, kHost);
+  }
+  return copies;
+}
+
+}  // namespace infer::partitioner

@@ -1,0 +1,60 @@
+// Shared helpers for the Session tests: where the plugins and models are, and options
+// that find the plugins built in this tree first.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "infer/infer.hpp"
+
+namespace infer::testing {
+
+inline std::string source_path(const std::string& relative) {
+  return std::string(INFER_SOURCE_DIR) + "/" + relative;
+}
+
+// Log lines a session sent, collected from any thread.
+class LogCollector {
+ public:
+  void add(const std::string& line) {
+    std::lock_guard lock(mu_);
+    lines_.push_back(line);
+  }
+  std::vector<std::string> lines() const {
+    std::lock_guard lock(mu_);
+    return lines_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+// Options for a session over `backends` with the tree's plugins. Warnings are collected
+// instead of printed, so that tests can look at them.
+inline SessionOptions tree_options(std::vector<std::string> backends,
+                                   std::shared_ptr<LogCollector> log = nullptr) {
+  SessionOptions o;
+  o.backends = std::move(backends);
+  o.plugin_dirs = {INFER_PLUGIN_DIR};
+  o.threads = 2;
+  o.log_level = LogLevel::kWarning;
+  o.log_sink = [log](LogLevel, const std::string& m) {
+    if (log) log->add(m);
+  };
+  return o;
+}
+
+inline float max_abs_diff(const Tensor& a, const float* b, int64_t n) {
+  float worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    float d = a.data_as<float>()[i] - b[i];
+    if (d < 0) d = -d;
+    if (d > worst) worst = d;
+  }
+  return worst;
+}
+
+}  // namespace infer::testing

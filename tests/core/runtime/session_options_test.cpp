@@ -1,0 +1,146 @@
+// Session::create's handling of options: backends that are missing or unavailable,
+// optimizer settings, pins, threads and plugin options.
+#include <gtest/gtest.h>
+
+#include "onnx_model_writer.hpp"
+#include "session_fixture.hpp"
+
+namespace infer {
+namespace {
+
+using testing::OnnxModelWriter;
+using testing::source_path;
+using testing::tree_options;
+
+// x -> relu -> y, plus a dead branch x -> neg -> unused.
+std::string model_with_dead_node() {
+  OnnxModelWriter w;
+  w.input("x", {2});
+  w.node("relu", "Relu", {"x"}, {"y"});
+  w.node("dead_neg", "Neg", {"x"}, {"unused"});
+  w.output("y", {2});
+  const std::string path = ::testing::TempDir() + "/infer_runtime_dead.onnx";
+  EXPECT_TRUE(w.save(path));
+  return path;
+}
+
+TEST(SessionOptions, DeadCodeIsRemovedAndReported) {
+  auto s = Session::create(model_with_dead_node(), tree_options({"cpu"}));
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ((*s)->plan().passes, (std::vector<std::string>{"dead_code_elimination x1"}));
+  ASSERT_EQ((*s)->plan().nodes.size(), 1u);
+  EXPECT_EQ((*s)->plan().nodes[0].node, "relu");
+  const float x[] = {-1.5f, 2.5f};
+  auto out = (*s)->run({{"x", *Tensor::from_bytes(DataType::kFloat32, {2}, x, sizeof x)}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].tensor.data_as<float>()[0], 0.0f);
+  EXPECT_EQ((*out)[0].tensor.data_as<float>()[1], 2.5f);
+
+  SessionOptions off = tree_options({"cpu"});
+  off.disabled_passes = {"dead_code_elimination"};
+  auto kept = Session::create(model_with_dead_node(), off);
+  ASSERT_TRUE(kept.is_ok()) << kept.status().message();
+  EXPECT_EQ((*kept)->plan().nodes.size(), 2u);
+  EXPECT_TRUE((*kept)->plan().passes.empty());
+}
+
+TEST(SessionOptions, PinToANodeTheOptimizerRemovedIsIgnored) {
+  SessionOptions o = tree_options({"cpu"});
+  o.placement = {{"dead_neg", "cpu"}};
+  auto s = Session::create(model_with_dead_node(), o);
+  EXPECT_TRUE(s.is_ok()) << s.status().message();
+}
+
+TEST(SessionOptions, PinErrorsNameNodeAndBackend) {
+  SessionOptions o = tree_options({"cpu"});
+  o.placement = {{"no_such_node", "cpu"}};
+  auto s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().message(),
+            "placement pin: node 'no_such_node' (pinned to backend 'cpu') is not in the model");
+
+  o.placement = {{"relu", "example"}};
+  s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().message(),
+            "placement pin: node 'relu' is pinned to backend 'example', which is not enabled "
+            "(enabled backends: cpu)");
+}
+
+TEST(SessionOptions, UnknownBackendIsNotFound) {
+  auto s = Session::create(model_with_dead_node(), tree_options({"vulkan_missing"}));
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.status().message().rfind("no plugin 'vulkan_missing' found", 0), 0u)
+      << s.status().message();
+}
+
+TEST(SessionOptions, BackendWithoutDevicesIsUnavailableWithItsReason) {
+  SessionOptions o = tree_options({"nodevice"});
+  o.plugin_dirs.push_back(INFER_TEST_PLUGIN_DIR);
+  auto s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(s.status().message(),
+            "backend 'nodevice' is unavailable: no Frobnicator driver: /dev/frob0 is missing");
+}
+
+TEST(SessionOptions, OptionErrorsComeBackFromCreate) {
+  SessionOptions o = tree_options({"cpu"});
+  o.threads = -2;
+  auto s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().message(), "threads must be 0 (one per hardware thread) or more, got -2");
+
+  o = tree_options({"cpu"});
+  o.disabled_passes = {"fold_everything"};
+  s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().message(),
+            "unknown optimizer pass 'fold_everything' in disabled passes (known passes: "
+            "dead_code_elimination)");
+
+  o = tree_options({"cpu"});
+  o.optimization_level = 7;
+  s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().message(), "optimization level 7 is out of range (expected 0..3)");
+
+  o = tree_options({"cpu", "cpu"});
+  s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.status().message(), "backends: 'cpu' is listed twice");
+}
+
+TEST(SessionOptions, PluginOptionsReachThePlugin) {
+  SessionOptions o = tree_options({"example", "cpu"});
+  o.backend_options = {{"example", {{"memory_mb", "lots"}}}};
+  auto s = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(
+      s.status().message().find("option memory_mb must be a positive integer (MiB), got 'lots'"),
+      std::string::npos)
+      << s.status().message();
+}
+
+TEST(SessionOptions, OptionsForAnUnusedBackendAreAWarning) {
+  auto log = std::make_shared<testing::LogCollector>();
+  SessionOptions o = tree_options({"cpu"}, log);
+  o.backend_options = {{"vulkan", {{"device", "1"}}}};
+  auto s = Session::create(model_with_dead_node(), o);
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  const auto lines = log->lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0],
+            "options given for backend 'vulkan', which is not among the session's backends");
+}
+
+TEST(SessionOptions, MissingModelFileNamesThePath) {
+  auto s = Session::create(source_path("models/no_such_model.onnx"), tree_options({"cpu"}));
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.status().message().find("no_such_model.onnx"), std::string::npos)
+      << s.status().message();
+}
+
+}  // namespace
+}  // namespace infer

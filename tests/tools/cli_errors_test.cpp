@@ -1,0 +1,157 @@
+// infer-run as a user's script sees it: every bad input ends the process with a non-zero
+// status and exactly one line "infer-run: error: <message>" on stderr that names what is
+// wrong. (The suite also runs under ASan, so a crash or leak on these paths fails it.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <string>
+
+#include "cli_binary.hpp"
+#include "test_data.hpp"
+
+namespace infer::cli::testing {
+namespace {
+
+const std::string kDigits = source_path("models/digits_cnn.onnx");
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+#define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+TEST(CliErrors, MissingModelFile) {
+  const std::string missing = "/nonexistent/folder/missing_model.onnx";
+  const std::string message = expect_one_line_error(infer_run({missing}));
+  EXPECT_CONTAINS(message, missing);
+}
+
+TEST(CliErrors, NotAnOnnxFile) {
+  const std::string message = expect_one_line_error(infer_run({data_path("not_onnx.onnx")}));
+  EXPECT_CONTAINS(message, "not_onnx.onnx");
+}
+
+TEST(CliErrors, TruncatedProtobuf) {
+  const std::string message = expect_one_line_error(infer_run({data_path("truncated.onnx")}));
+  EXPECT_CONTAINS(message, "truncated.onnx");
+}
+
+TEST(CliErrors, UnknownOpNamesNodeOpAndDomain) {
+  const std::string message = expect_one_line_error(infer_run({data_path("unknown_op.onnx")}));
+  EXPECT_CONTAINS(message, "acme_node");
+  EXPECT_CONTAINS(message, "FooBar");
+  EXPECT_CONTAINS(message, "com.acme");
+  EXPECT_CONTAINS(lower(message), "no backend");
+}
+
+TEST(CliErrors, StringInputIsUnsupported) {
+  const std::string message = expect_one_line_error(infer_run({data_path("string_input.onnx")}));
+  EXPECT_CONTAINS(message, "string");
+}
+
+TEST(CliErrors, WrongInputDtype) {
+  const std::string message =
+      expect_one_line_error(infer_run({kDigits, "--input", "image=" + data_path("int64_1x1x8x8.npy")}));
+  EXPECT_CONTAINS(message, "image");
+  EXPECT_CONTAINS(message, "int64");
+  EXPECT_CONTAINS(message, "float32");
+}
+
+TEST(CliErrors, WrongInputShape) {
+  const std::string message =
+      expect_one_line_error(infer_run({kDigits, "--input", "image=" + data_path("float32_1x1x7x7.npy")}));
+  EXPECT_CONTAINS(message, "image");
+  EXPECT_CONTAINS(message, "7");
+}
+
+TEST(CliErrors, SymbolicDimNeedsAShape) {
+  const std::string message = expect_one_line_error(infer_run({kDigits}));
+  EXPECT_EQ(message, "input 'image' has symbolic dim 'batch': give its shape with --shape image=1x1x8x8");
+}
+
+TEST(CliErrors, ShapeContradictingTheModel) {
+  const std::string message = expect_one_line_error(infer_run({kDigits, "--shape", "image=1x1x8"}));
+  EXPECT_EQ(message,
+            "input 'image': the shape 1x1x8 from --shape has 3 dims but the model declares 4 ([batch,1,8,8])");
+  const std::string dim = expect_one_line_error(infer_run({kDigits, "--shape", "image=2x3x8x8"}));
+  EXPECT_EQ(dim, "input 'image': the shape 2x3x8x8 from --shape has 3 in dim 1 but the model declares 1 ([batch,1,8,8])");
+}
+
+TEST(CliErrors, UnknownInputName) {
+  const std::string message = expect_one_line_error(infer_run({kDigits, "--shape", "imgae=1x1x8x8"}));
+  EXPECT_EQ(message, "input 'imgae' (from --shape) is not an input of the model; its inputs are: image");
+}
+
+TEST(CliErrors, CorruptNpy) {
+  const std::string file = data_path("truncated_data.npy");
+  const std::string message = expect_one_line_error(infer_run({kDigits, "--input", "image=" + file}));
+  EXPECT_EQ(message.rfind("cannot read '" + file + "': truncated", 0), 0u) << message;
+}
+
+TEST(CliErrors, FortranOrderNpy) {
+  const std::string file = data_path("fortran_2x3.npy");
+  const std::string message = expect_one_line_error(infer_run({kDigits, "--input", "image=" + file}));
+  EXPECT_EQ(message.rfind("cannot read '" + file + "': Fortran-order", 0), 0u) << message;
+}
+
+TEST(CliErrors, UnknownYamlKeyNamesFileAndLine) {
+  const std::string file = data_path("unknown_key.yaml");
+  const std::string message = expect_one_line_error(infer_run({"--config", file}));
+  EXPECT_CONTAINS(message, file + ":4");
+  EXPECT_CONTAINS(message, "thread");
+}
+
+TEST(CliErrors, MissingConfigFile) {
+  const std::string message = expect_one_line_error(infer_run({"--config", "/nonexistent/deploy.yaml"}));
+  EXPECT_CONTAINS(message, "/nonexistent/deploy.yaml");
+}
+
+TEST(CliErrors, EmptyPluginFolderNamesBackendAndFolders) {
+  // The runtime also searches <binary>/../lib/infer/plugins, which in the build tree holds
+  // every plugin; a copy of the binary in a scratch bin/ folder has no such sibling, so
+  // the empty folder given here is all there is to search.
+  ScratchDir scratch("empty_plugins");
+  std::filesystem::create_directories(scratch.file("bin"));
+  std::filesystem::create_directories(scratch.file("plugins"));
+  const std::string binary = scratch.file("bin/infer-run");
+  std::filesystem::copy_file(kInferRun, binary);
+  std::filesystem::permissions(binary, std::filesystem::perms::owner_all);
+  const ProcessResult r = run_process(
+      binary, {kDigits, "--shape", "image=1x1x8x8", "--plugin-dir", scratch.file("plugins"), "--backends", "example"});
+  const std::string message = expect_one_line_error(r);
+  EXPECT_CONTAINS(message, "'example'");
+  EXPECT_CONTAINS(message, scratch.file("plugins"));
+}
+
+TEST(CliErrors, UnknownBackend) {
+  const std::string message =
+      expect_one_line_error(infer_run({kDigits, "--shape", "image=1x1x8x8", "--backends", "nosuchbackend"}));
+  EXPECT_CONTAINS(message, "nosuchbackend");
+}
+
+TEST(CliErrors, StrictListsWhatTheBackendsLack) {
+  // The example backend implements Add/Sub/Mul/Relu/MatMul/Gemm only, so the digits
+  // model's Conv nodes have no backend once cpu is not an implicit fallback.
+  const std::string message = expect_one_line_error(
+      infer_run({kDigits, "--shape", "image=1x1x8x8", "--backends", "example", "--strict"}));
+  EXPECT_CONTAINS(message, "Conv");
+}
+
+TEST(CliErrors, BadFlagsExitWithStatus2) {
+  EXPECT_CONTAINS(expect_one_line_error(run_process(kInferRun, {kDigits, "--frobnicate"}), 2), "--frobnicate");
+  EXPECT_CONTAINS(expect_one_line_error(run_process(kInferRun, {}), 2), "no model given");
+  EXPECT_CONTAINS(expect_one_line_error(run_process(kInferRun, {kDigits, "--threads", "many"}), 2), "--threads");
+  EXPECT_CONTAINS(expect_one_line_error(run_process(kInferRun, {kDigits, "--shape", "image=1xzx8x8"}), 2),
+                  "--shape 'image=1xzx8x8'");
+}
+
+TEST(CliErrors, OutputFolderThatCannotBeCreated) {
+  const ProcessResult r = infer_run({data_path("odd_names.onnx"), "--output-dir", "/proc/infer_run_cannot_write_here"});
+  EXPECT_CONTAINS(expect_one_line_error(r), "/proc/infer_run_cannot_write_here");
+}
+
+}  // namespace
+}  // namespace infer::cli::testing

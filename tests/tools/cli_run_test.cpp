@@ -1,0 +1,117 @@
+// infer-run's successful paths on the small fixture models: text, --json, --output-dir
+// naming and mapping, benchmark JSON, --explain. The digits model end to end is in
+// tests/e2e.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "cli_binary.hpp"
+#include "input_generator.hpp"
+#include "mini_json.hpp"
+#include "npy.hpp"
+#include "test_data.hpp"
+
+namespace infer::cli::testing {
+namespace {
+
+const std::string kOddNames = data_path("odd_names.onnx");
+
+void expect_success(const ProcessResult& r) {
+  EXPECT_EQ(r.term_signal, 0);
+  EXPECT_EQ(r.exit_code, 0) << "stderr:\n" << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliRun, HelpGoesToStdout) {
+  const ProcessResult r = run_process(kInferRun, {"--help"});
+  expect_success(r);
+  EXPECT_NE(r.out.find("Usage: infer-run"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--benchmark"), std::string::npos);
+}
+
+TEST(CliRun, TextSummaryOfAGeneratedRun) {
+  const ProcessResult r = infer_run({kOddNames});
+  expect_success(r);
+  const std::vector<std::string> lines = split_lines(r.out);
+  ASSERT_GE(lines.size(), 5u) << r.out;
+  EXPECT_EQ(lines[0], "model: " + kOddNames);
+  EXPECT_EQ(lines[1], "backends: cpu");
+  EXPECT_EQ(lines[2], "input in:0: float32 [2,3] (generated)");
+  EXPECT_EQ(lines[3], "output scores/relu:0: float32 [2,3]");
+  EXPECT_EQ(lines[4].rfind("  row 0: top-1 class ", 0), 0u) << lines[4];
+}
+
+// The output file is named after the sanitized output name, outputs.json maps the real
+// name to it, and the values are Relu of the deterministic generated input (which is
+// already non-negative, so they equal it).
+TEST(CliRun, OutputDirWritesSanitizedNpyAndMapping) {
+  ScratchDir dir("cli_out");
+  const std::string out_dir = dir.file("nested/out");
+  const ProcessResult r = infer_run({kOddNames, "--output-dir", out_dir});
+  expect_success(r);
+
+  const std::optional<JsonValue> mapping = JsonParser::parse(read_file_bytes(out_dir + "/outputs.json"));
+  ASSERT_TRUE(mapping.has_value());
+  ASSERT_TRUE(mapping->is_object());
+  ASSERT_EQ(mapping->object.size(), 1u);
+  EXPECT_EQ(mapping->object[0].first, "scores/relu:0");
+  EXPECT_EQ(mapping->object[0].second.string, "scores_relu_0.npy");
+
+  Result<HostArray> written = read_npy(out_dir + "/scores_relu_0.npy");
+  ASSERT_TRUE(written.is_ok()) << written.status().message();
+  EXPECT_EQ(written->dtype, DataType::kFloat32);
+  EXPECT_EQ(written->shape, (std::vector<int64_t>{2, 3}));
+  Result<HostArray> input = generate_input("in:0", DataType::kFloat32, {2, 3});
+  ASSERT_TRUE(input.is_ok());
+  EXPECT_EQ(written->bytes, input->bytes);
+  EXPECT_NE(r.out.find("-> " + out_dir + "/scores_relu_0.npy"), std::string::npos) << r.out;
+}
+
+TEST(CliRun, JsonDescribesOutputs) {
+  ScratchDir dir("cli_json");
+  const ProcessResult r = infer_run({kOddNames, "--json", "--output-dir", dir.path()});
+  expect_success(r);
+  const std::optional<JsonValue> json = JsonParser::parse(r.out);
+  ASSERT_TRUE(json.has_value()) << r.out;
+  EXPECT_EQ(json->get("model")->string, kOddNames);
+  ASSERT_EQ(json->get("backends")->array.size(), 1u);
+  EXPECT_EQ(json->get("backends")->array[0].string, "cpu");
+  const JsonValue* outputs = json->get("outputs");
+  ASSERT_TRUE(outputs != nullptr && outputs->is_array());
+  ASSERT_EQ(outputs->array.size(), 1u);
+  const JsonValue& out = outputs->array[0];
+  EXPECT_EQ(out.get("name")->string, "scores/relu:0");
+  EXPECT_EQ(out.get("dtype")->string, "float32");
+  ASSERT_EQ(out.get("shape")->array.size(), 2u);
+  EXPECT_EQ(out.get("shape")->array[0].number, 2);
+  EXPECT_EQ(out.get("shape")->array[1].number, 3);
+  EXPECT_EQ(out.get("file")->string, dir.path() + "/scores_relu_0.npy");
+}
+
+TEST(CliRun, BenchmarkJsonHonoursCounts) {
+  const ProcessResult r = infer_run({kOddNames, "--benchmark", "--json", "--warmup", "1", "--iterations", "4"});
+  expect_success(r);
+  const std::optional<JsonValue> json = JsonParser::parse(r.out);
+  ASSERT_TRUE(json.has_value()) << r.out;
+  EXPECT_EQ(json->get("iterations")->number, 4);
+  EXPECT_EQ(json->get("warmup")->number, 1);
+  const JsonValue* latency = json->get("latency_ms");
+  ASSERT_TRUE(latency != nullptr && latency->is_object());
+  EXPECT_LE(latency->get("min")->number, latency->get("p50")->number);
+  EXPECT_LE(latency->get("p50")->number, latency->get("p90")->number);
+  EXPECT_LE(latency->get("p90")->number, latency->get("p99")->number);
+  EXPECT_LE(latency->get("p99")->number, latency->get("max")->number);
+  EXPECT_GT(json->get("throughput_per_s")->number, 0);
+  EXPECT_GT(json->get("peak_rss_mb")->number, 0);
+}
+
+TEST(CliRun, ExplainPrintsThePlanAndCopiesPerRun) {
+  const ProcessResult r = infer_run({kOddNames, "--explain"});
+  expect_success(r);
+  EXPECT_NE(r.out.find("relu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("per run: "), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace infer::cli::testing

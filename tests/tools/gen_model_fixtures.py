@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Writes the tiny ONNX models of tests/tools/data/ that the infer-run CLI tests feed to
+the binary, each built for one failure (or one naming rule) it must report cleanly.
+
+Run with Debian's python (python3-onnx):
+    /usr/bin/python3 tests/tools/gen_model_fixtures.py
+The output is deterministic: re-running rewrites the same bytes.
+"""
+import os
+import warnings
+
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+
+
+def write_model(name, graph, opsets, check=True):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                              producer_name="infer-tests")
+    model.ir_version = 8
+    if check:
+        onnx.checker.check_model(model)
+    data = model.SerializeToString()
+    with open(os.path.join(DATA, name), "wb") as f:
+        f.write(data)
+    return data
+
+
+def write_raw(name, data):
+    with open(os.path.join(DATA, name), "wb") as f:
+        f.write(data)
+
+
+def must_not_parse(data):
+    # Python's protobuf only warns where C++'s ParseFromString fails (e.g. a stray
+    # end-group tag), so warnings count as failures here.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            onnx.ModelProto.FromString(data)
+        except Exception:  # noqa: BLE001 - any decode error is what we want
+            return
+    raise AssertionError("fixture unexpectedly parses as a ModelProto")
+
+
+def main():
+    os.makedirs(DATA, exist_ok=True)
+
+    # An op no backend implements: node 'acme_node', op FooBar, domain com.acme.
+    graph = helper.make_graph(
+        [helper.make_node("FooBar", ["x"], ["y"], name="acme_node", domain="com.acme")],
+        "unknown_op",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    write_model("unknown_op.onnx", graph, [("", 13), ("com.acme", 1)])
+
+    # A string input: infer-run feeds numeric and bool tensors only.
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["text"], ["same"], name="copy_text")],
+        "string_input",
+        [helper.make_tensor_value_info("text", TensorProto.STRING, [2])],
+        [helper.make_tensor_value_info("same", TensorProto.STRING, [2])])
+    write_model("string_input.onnx", graph, [("", 13)])
+
+    # Names with characters that are not safe in file names: the output is saved as
+    # scores_relu_0.npy. The input has a fixed shape so it can be generated.
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["in:0"], ["scores/relu:0"], name="relu")],
+        "odd_names",
+        [helper.make_tensor_value_info("in:0", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("scores/relu:0", TensorProto.FLOAT, [2, 3])])
+    relu = write_model("odd_names.onnx", graph, [("", 13)])
+
+    # A model file cut in half: the protobuf ends in the middle of a field.
+    truncated = relu[: len(relu) // 2]
+    must_not_parse(truncated)
+    write_raw("truncated.onnx", truncated)
+
+    # Not a model at all.
+    text = b"this is a text file, not an ONNX model\n"
+    must_not_parse(text)
+    write_raw("not_onnx.onnx", text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "half_float.hpp"
+#include "json_writer.hpp"
+
+namespace infer::cli {
+namespace {
+
+constexpr size_t kTopK = 3;
+constexpr int64_t kMaxRows = 20;
+constexpr int64_t kMaxValues = 8;
+
+template <typename T>
+T load(const HostArray& array, int64_t index) {
+  T value{};
+  std::memcpy(&value, array.bytes.data() + static_cast<size_t>(index) * sizeof(T), sizeof(T));
+  return value;
+}
+
+std::string format_double(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+bool is_floating(DataType dtype) {
+  return dtype == DataType::kFloat32 || dtype == DataType::kFloat64 || dtype == DataType::kFloat16 ||
+         dtype == DataType::kBFloat16;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i > 0 ? separator : "") + items[i];
+  return out;
+}
+
+std::string format_ms(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", ms);
+  return text;
+}
+
+std::string format_rate(double rate) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", rate);
+  return text;
+}
+
+void write_shape(JsonWriter& json, const std::vector<int64_t>& shape) {
+  json.begin_array();
+  for (int64_t dim : shape) json.value(dim);
+  json.end_array();
+}
+
+void write_plan(JsonWriter& json, const PlanReport& plan) {
+  json.begin_object();
+  json.key("nodes").begin_array();
+  for (const NodePlacement& node : plan.nodes) {
+    json.begin_object()
+        .key("node").value(node.node)
+        .key("op_type").value(node.op_type)
+        .key("domain").value(node.domain)
+        .key("backend").value(node.backend)
+        .key("reason").value(node.reason)
+        .end_object();
+  }
+  json.end_array();
+  json.key("partitions").begin_array();
+  for (const PartitionSummary& partition : plan.partitions) {
+    json.begin_object()
+        .key("name").value(partition.name)
+        .key("backend").value(partition.backend)
+        .key("node_count").value(partition.node_count)
+        .end_object();
+  }
+  json.end_array();
+  json.key("copies").begin_array();
+  for (const CopySummary& copy : plan.copies) {
+    json.begin_object()
+        .key("tensor").value(copy.tensor)
+        .key("from").value(copy.from_backend)
+        .key("to").value(copy.to_backend)
+        .key("bytes");
+    if (copy.bytes >= 0) {
+      json.value(copy.bytes);
+    } else {
+      json.null();
+    }
+    json.end_object();
+  }
+  json.end_array();
+  json.key("passes").begin_array();
+  for (const std::string& pass : plan.passes) json.value(pass);
+  json.end_array();
+  json.end_object();
+}
+
+}  // namespace
+
+std::vector<std::pair<int64_t, double>> top_k(const std::vector<double>& row, size_t k) {
+  std::vector<std::pair<int64_t, double>> ranked;
+  ranked.reserve(row.size());
+  for (size_t i = 0; i < row.size(); ++i) ranked.emplace_back(static_cast<int64_t>(i), row[i]);
+  auto better = [](const std::pair<int64_t, double>& a, const std::pair<int64_t, double>& b) {
+    const bool a_nan = std::isnan(a.second);
+    const bool b_nan = std::isnan(b.second);
+    if (a_nan != b_nan) return b_nan;
+    if (!a_nan && a.second != b.second) return a.second > b.second;
+    return a.first < b.first;
+  };
+  const size_t n = std::min(k, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(n), ranked.end(), better);
+  ranked.resize(n);
+  return ranked;
+}
+
+std::optional<double> element_as_double(const HostArray& array, int64_t index) {
+  switch (array.dtype) {
+    case DataType::kFloat32: return load<float>(array, index);
+    case DataType::kFloat64: return load<double>(array, index);
+    case DataType::kFloat16: return half_to_float(load<uint16_t>(array, index));
+    case DataType::kBFloat16: return bfloat16_to_float(load<uint16_t>(array, index));
+    case DataType::kInt8: return load<int8_t>(array, index);
+    case DataType::kInt16: return load<int16_t>(array, index);
+    case DataType::kInt32: return load<int32_t>(array, index);
+    case DataType::kInt64: return static_cast<double>(load<int64_t>(array, index));
+    case DataType::kUInt8: return load<uint8_t>(array, index);
+    case DataType::kUInt16: return load<uint16_t>(array, index);
+    case DataType::kUInt32: return load<uint32_t>(array, index);
+    case DataType::kUInt64: return static_cast<double>(load<uint64_t>(array, index));
+    case DataType::kBool: return load<uint8_t>(array, index) != 0 ? 1.0 : 0.0;
+    default: return std::nullopt;
+  }
+}
+
+std::string format_element(const HostArray& array, int64_t index) {
+  switch (array.dtype) {
+    case DataType::kInt8: return std::to_string(load<int8_t>(array, index));
+    case DataType::kInt16: return std::to_string(load<int16_t>(array, index));
+    case DataType::kInt32: return std::to_string(load<int32_t>(array, index));
+    case DataType::kInt64: return std::to_string(load<int64_t>(array, index));
+    case DataType::kUInt8: return std::to_string(load<uint8_t>(array, index));
+    case DataType::kUInt16: return std::to_string(load<uint16_t>(array, index));
+    case DataType::kUInt32: return std::to_string(load<uint32_t>(array, index));
+    case DataType::kUInt64: return std::to_string(load<uint64_t>(array, index));
+    case DataType::kBool: return load<uint8_t>(array, index) != 0 ? "true" : "false";
+    case DataType::kComplex64:
+      return "(" + format_double(load<float>(array, 2 * index)) + "+" + format_double(load<float>(array, 2 * index + 1)) +
+             "j)";
+    case DataType::kComplex128:
+      return "(" + format_double(load<double>(array, 2 * index)) + "+" +
+             format_double(load<double>(array, 2 * index + 1)) + "j)";
+    default: {
+      const std::optional<double> value = element_as_double(array, index);
+      return value ? format_double(*value) : "?";
+    }
+  }
+}
+
+std::string render_output(const OutputReport& output) {
+  const HostArray& array = output.value;
+  std::ostringstream out;
+  out << "output " << output.name << ": " << dtype_name(array.dtype) << " " << shape_to_string(array.shape);
+  if (!output.file.empty()) out << " -> " << output.file;
+  out << "\n";
+  const int64_t count = element_count(array.shape).value_or(0);
+  if (count == 0) return out.str();
+  if (is_floating(array.dtype) && array.shape.size() == 2 && array.shape[1] > 0) {
+    const int64_t rows = array.shape[0];
+    const int64_t cols = array.shape[1];
+    for (int64_t r = 0; r < std::min(rows, kMaxRows); ++r) {
+      std::vector<double> row(static_cast<size_t>(cols));
+      for (int64_t c = 0; c < cols; ++c) row[static_cast<size_t>(c)] = *element_as_double(array, r * cols + c);
+      const auto best = top_k(row, kTopK);
+      out << "  row " << r << ":";
+      for (size_t i = 0; i < best.size(); ++i) {
+        out << (i > 0 ? "," : "") << " top-" << (i + 1) << " class " << best[i].first << " (score "
+            << format_double(best[i].second) << ")";
+      }
+      out << "\n";
+    }
+    if (rows > kMaxRows) out << "  ... " << (rows - kMaxRows) << " more rows\n";
+    return out.str();
+  }
+  // Types without a readable element form (string, float8, 4-bit) show dtype and shape only.
+  const bool is_complex = array.dtype == DataType::kComplex64 || array.dtype == DataType::kComplex128;
+  if (!is_complex && !element_as_double(array, 0).has_value()) return out.str();
+  out << "  values:";
+  for (int64_t i = 0; i < std::min(count, kMaxValues); ++i) out << " " << format_element(array, i);
+  if (count > kMaxValues) out << " ... (" << count << " values)";
+  out << "\n";
+  return out.str();
+}
+
+std::string render_run_stats(const RunStats& stats) {
+  return "per run: " + std::to_string(stats.copies) + " copies, " + std::to_string(stats.copy_bytes) + " bytes";
+}
+
+std::string render_text(const RunReport& report) {
+  std::ostringstream out;
+  out << "model: " << report.model << "\n";
+  out << "backends: " << join(report.backends, ", ") << "\n";
+  for (const InputReport& input : report.inputs) {
+    out << "input " << input.name << ": " << dtype_name(input.dtype) << " " << shape_to_string(input.shape) << " "
+        << (input.file.empty() ? std::string("(generated)") : "from " + input.file) << "\n";
+  }
+  if (report.benchmark) {
+    const BenchmarkReport& bench = *report.benchmark;
+    const LatencySummary& l = bench.latency;
+    out << "benchmark: " << l.count << " iterations after " << bench.warmup << " warmup runs\n";
+    out << "latency (ms): p50 " << format_ms(l.p50) << "  p90 " << format_ms(l.p90) << "  p99 " << format_ms(l.p99)
+        << "  mean " << format_ms(l.mean) << "  min " << format_ms(l.min) << "  max " << format_ms(l.max) << "\n";
+    out << "throughput: " << format_rate(bench.throughput_per_s) << " runs/s";
+    if (bench.batch_size && *bench.batch_size > 0) {
+      out << ", " << format_rate(bench.throughput_per_s * static_cast<double>(*bench.batch_size))
+          << " samples/s (batch " << *bench.batch_size << ")";
+    }
+    out << "\n";
+    if (report.peak_rss_mb) out << "peak RSS: " << format_rate(*report.peak_rss_mb) << " MB\n";
+    for (const OutputReport& output : report.outputs) {
+      out << "output " << output.name << ": " << dtype_name(output.value.dtype) << " "
+          << shape_to_string(output.value.shape);
+      if (!output.file.empty()) out << " -> " << output.file;
+      out << "\n";
+    }
+  } else {
+    for (const OutputReport& output : report.outputs) out << render_output(output);
+    out << "run: " << format_ms(report.run_ms) << " ms\n";
+  }
+  if (report.run_stats) out << render_run_stats(*report.run_stats) << "\n";
+  return out.str();
+}
+
+std::string render_json(const RunReport& report) {
+  JsonWriter json;
+  json.begin_object();
+  json.key("model").value(report.model);
+  json.key("backends").begin_array();
+  for (const std::string& backend : report.backends) json.value(backend);
+  json.end_array();
+  json.key("inputs").begin_array();
+  for (const InputReport& input : report.inputs) {
+    json.begin_object().key("name").value(input.name).key("dtype").value(std::string(dtype_name(input.dtype)));
+    json.key("shape");
+    write_shape(json, input.shape);
+    json.key("file");
+    if (input.file.empty()) {
+      json.null();
+    } else {
+      json.value(input.file);
+    }
+    json.end_object();
+  }
+  json.end_array();
+  json.key("outputs").begin_array();
+  for (const OutputReport& output : report.outputs) {
+    json.begin_object()
+        .key("name").value(output.name)
+        .key("dtype").value(std::string(dtype_name(output.value.dtype)));
+    json.key("shape");
+    write_shape(json, output.value.shape);
+    if (!output.file.empty()) json.key("file").value(output.file);
+    json.end_object();
+  }
+  json.end_array();
+  if (report.benchmark) {
+    const BenchmarkReport& bench = *report.benchmark;
+    json.key("iterations").value(bench.latency.count);
+    json.key("warmup").value(bench.warmup);
+    json.key("latency_ms").begin_object()
+        .key("p50").value(bench.latency.p50)
+        .key("p90").value(bench.latency.p90)
+        .key("p99").value(bench.latency.p99)
+        .key("mean").value(bench.latency.mean)
+        .key("min").value(bench.latency.min)
+        .key("max").value(bench.latency.max)
+        .end_object();
+    json.key("throughput_per_s").value(bench.throughput_per_s);
+    if (bench.batch_size) {
+      json.key("batch_size").value(*bench.batch_size);
+      json.key("samples_per_s").value(bench.throughput_per_s * static_cast<double>(*bench.batch_size));
+    }
+  } else {
+    json.key("run_ms").value(report.run_ms);
+  }
+  json.key("peak_rss_mb");
+  if (report.peak_rss_mb) {
+    json.value(*report.peak_rss_mb);
+  } else {
+    json.null();
+  }
+  if (report.plan != nullptr) {
+    json.key("plan");
+    write_plan(json, *report.plan);
+  }
+  if (report.run_stats) {
+    json.key("run_stats").begin_object()
+        .key("copies").value(report.run_stats->copies)
+        .key("copy_bytes").value(report.run_stats->copy_bytes)
+        .key("wall_ms").value(report.run_stats->wall_ms)
+        .end_object();
+  }
+  json.end_object();
+  return json.str() + "\n";
+}
+
+}  // namespace infer::cli
