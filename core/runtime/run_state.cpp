@@ -136,8 +136,7 @@ void RunState::when_complete(size_t step, Which which, const PooledEvent& event)
   if (!registered.is_ok()) {
     // Without a completion callback the only way to learn the outcome is to wait here;
     // it only happens when the plugin refused the registration.
-    Status waited = event.event.wait(event.value);
-    deliver(step, which, waited.is_ok() ? registered : waited);
+    deliver(step, which, event.event.wait(event.value));
     return;
   }
   int expected = Completion::kRegistering;

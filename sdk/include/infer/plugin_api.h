@@ -505,7 +505,10 @@ typedef struct infer_plugin_api {
   /* Calls `cb` once when the counter reaches `value` or the event fails (immediately, on
    * the calling thread, if that already happened). When this function returns an error,
    * `cb` is never called. Destroying the event calls every pending callback with a
-   * CANCELLED status first, so `user` is always released exactly once. */
+   * CANCELLED status first, so `user` is always released exactly once. The callback may
+   * run on the calling thread before this function returns; after it returns, the
+   * plugin must not touch the event (the host may destroy it from inside the callback
+   * chain). */
   infer_status* (*event_on_complete)(infer_event* event, uint64_t value,
                                      infer_event_callback_fn cb, void* user);
 
