@@ -8,6 +8,9 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libtbb-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev
+  # The conformance and real-model tests generate their data at test time with Debian's
+  # Python: ONNX's node test suite (python3-onnx) and models exported by PyTorch.
+  python3 python3-numpy python3-onnx python3-torch python3-torchvision
 )
 
 missing=()

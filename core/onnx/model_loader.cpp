@@ -27,10 +27,6 @@
 namespace infer::onnx_io {
 namespace {
 
-// The oldest default-domain opset infer accepts. Opsets before 7 predate the
-// broadcasting rules (and several attribute layouts) that every backend assumes.
-constexpr int64_t kOldestOpset = 7;
-
 std::string quoted(const std::string& name) { return "'" + name + "'"; }
 
 // Collects opset_import into `opsets` ("ai.onnx" filed under ""), checking it.
@@ -44,12 +40,10 @@ Status read_opsets(const onnx::ModelProto& proto, std::map<std::string, int64_t>
       return invalid_argument("opset_import lists domain '" + domain + "' twice");
   }
   // IR versions before 3 had no opset_import: such files are implicitly ONNX opset 1.
+  // Every opset version loads: whether a node's version is runnable is the backends'
+  // answer (a kernel covers a range of versions), so an old model that only uses ops
+  // whose semantics did not change still runs, and the others are named node by node.
   if (!opsets.count("") && proto.ir_version() < 3) opsets[""] = 1;
-  auto onnx_opset = opsets.find("");
-  if (onnx_opset != opsets.end() && onnx_opset->second < kOldestOpset)
-    return unsupported("opset " + std::to_string(onnx_opset->second) +
-                       " is older than the oldest supported (" + std::to_string(kOldestOpset) +
-                       ")");
   return Status::ok();
 }
 
