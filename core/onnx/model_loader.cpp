@@ -80,6 +80,13 @@ Result<ir::Model> convert_model(onnx::ModelProto& proto, const std::string& name
   model.producer_version = proto.producer_version();
   model.source_path = name;
   INFER_RETURN_IF_ERROR(read_opsets(proto, model.opsets).with_context(where));
+  // Make the implied opset 1 of an IR-2 file explicit, so that ONNX's checker and shape
+  // inference (which look only at opset_import) see the same version as infer does.
+  if (proto.opset_import_size() == 0 && model.opsets.count("")) {
+    auto* import = proto.add_opset_import();
+    import->set_domain("");
+    import->set_version(model.opsets.at(""));
+  }
 
   const NodeNames names(proto.graph());
   INFER_RETURN_IF_ERROR(check_domains(proto.graph(), model.opsets, names).with_context(where));
