@@ -141,11 +141,17 @@ Status RunState::issue_execute(size_t step) {
   }
   r.issued = true;
   for (size_t i = 0; i < part.outputs.size(); ++i)
-    if (!allocated[i])
+    if (!allocated[i]) {
+      // A plugin that fails while running (rather than while enqueueing) reports it on
+      // the signalled event and may return before allocating its outputs: that failure,
+      // not the missing output, is what the user must see. Only this error path waits.
+      Status done = r.event.event.wait(r.event.value);
+      if (!done.is_ok()) return done.with_context(st.label);
       return internal_error(st.label +
                             ": the plugin returned from execute without allocating "
                             "output '" +
                             plan_.values[part.outputs[i]].name + "'");
+    }
   return Status::ok();
 }
 

@@ -59,15 +59,94 @@ static Status bind_abi_tensor(const infer_tensor& t, infer_dtype dtype, const Di
   return Status::ok();
 }
 
+void OwnedTensor::reset() {
+  if (host_ != nullptr && t_.data != nullptr)
+    host_->raw()->host_free(host_->raw()->host_ctx, t_.data);
+  host_ = nullptr;
+  t_.data = nullptr;
+}
+
+Result<OwnedTensor> OwnedTensor::allocate(const sdk::Host& host, infer_dtype dtype,
+                                          const Dims& dims) {
+  OwnedTensor o;
+  o.t_.dtype = dtype;
+  o.t_.dims = dims;
+  const size_t bytes = o.t_.bytes();
+  if (bytes > 0) {
+    void* p = host.raw()->host_alloc(host.raw()->host_ctx, bytes, kAlignment);
+    if (p == nullptr)
+      return Status(INFER_STATUS_OUT_OF_MEMORY,
+                    cat("out of host memory allocating ", bytes, " bytes"));
+    o.host_ = &host;
+    o.t_.data = p;
+  }
+  return o;
+}
+
+Result<OwnedTensor> OwnedTensor::copy_of(const sdk::Host& host, const Tensor& src) {
+  CPU_ASSIGN_OR_RETURN(OwnedTensor o, allocate(host, src.dtype, src.dims));
+  if (src.bytes() > 0) std::memcpy(o.t_.data, src.data, src.bytes());
+  return o;
+}
+
+// Where an execution's graph outputs go: the host's alloc_output for a partition, host
+// memory handed back to the calling kernel for a body.
+class Executable::OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  // Binds graph output `index` to memory for dtype/dims (uninitialized).
+  virtual Status allocate(size_t index, infer_dtype dtype, const Dims& dims,
+                          const std::string& name, Tensor* out) = 0;
+};
+
+class Executable::AbiSink final : public OutputSink {
+ public:
+  AbiSink(const sdk::Host& host, const infer_execute_args& args) : host_(host), args_(args) {}
+  Status allocate(size_t index, infer_dtype dtype, const Dims& dims, const std::string& name,
+                  Tensor* out) override {
+    infer_tensor t{};
+    t.struct_size = sizeof(infer_tensor);
+    Status st = from_abi(
+        host_, args_.alloc_output(args_.alloc_ctx, index, dtype, dims.size(), dims.data(), &t));
+    if (!st.is_ok()) return st.with_prefix(cat("allocating output '", name, "': "));
+    return bind_abi_tensor(t, dtype, dims, out, cat("output '", name, "'"));
+  }
+
+ private:
+  const sdk::Host& host_;
+  const infer_execute_args& args_;
+};
+
+class Executable::BodySink final : public OutputSink {
+ public:
+  BodySink(const sdk::Host& host, std::vector<OwnedTensor>* outputs)
+      : host_(host), outputs_(outputs) {}
+  Status allocate(size_t index, infer_dtype dtype, const Dims& dims, const std::string& name,
+                  Tensor* out) override {
+    auto owned = OwnedTensor::allocate(host_, dtype, dims);
+    if (!owned.is_ok()) return owned.status().with_prefix(cat("body output '", name, "': "));
+    (*outputs_)[index] = std::move(owned).value();
+    *out = (*outputs_)[index].tensor();
+    return Status::ok();
+  }
+
+ private:
+  const sdk::Host& host_;
+  std::vector<OwnedTensor>* outputs_;
+};
+
 class Executable::NodeContext final : public KernelContext {
  public:
-  NodeContext(const Executable& exe, const Step& step, RunState& state,
-              const infer_execute_args& args, std::vector<const Tensor*> inputs)
+  NodeContext(const Executable& exe, const Step& step, RunState& state, OutputSink& sink,
+              std::vector<const Tensor*> inputs)
       : KernelContext(&exe.host_, std::move(inputs), step.outputs.size()),
         exe_(exe),
         step_(step),
         state_(state),
-        args_(args) {}
+        sink_(sink) {}
+
+  using KernelContext::set_captures;
+  using KernelContext::set_run;
 
   bool has_output(size_t i) const override {
     return i < step_.outputs.size() && step_.outputs[i] >= 0;
@@ -85,14 +164,10 @@ class Executable::NodeContext final : public KernelContext {
                      dtype_name(slot.dtype));
     Tensor& t = state_.values[s];
     if (slot.first_output >= 0) {
-      // A graph output: the host provides the memory.
-      infer_tensor out{};
-      out.struct_size = sizeof(infer_tensor);
-      Status st = from_abi(
-          exe_.host_, args_.alloc_output(args_.alloc_ctx, static_cast<size_t>(slot.first_output),
-                                         dtype, dims.size(), dims.data(), &out));
-      if (!st.is_ok()) return st.with_prefix(cat("allocating output '", slot.name, "': "));
-      CPU_RETURN_IF_ERROR(bind_abi_tensor(out, dtype, dims, &t, cat("output '", slot.name, "'")));
+      // A graph output: the sink (the host, or the kernel running this body) provides
+      // the memory.
+      CPU_RETURN_IF_ERROR(
+          sink_.allocate(static_cast<size_t>(slot.first_output), dtype, dims, slot.name, &t));
       state_.output_done[slot.first_output] = 1;
     } else {
       t.dtype = dtype;
@@ -116,13 +191,26 @@ class Executable::NodeContext final : public KernelContext {
   const Executable& exe_;
   const Step& step_;
   RunState& state_;
-  const infer_execute_args& args_;
+  OutputSink& sink_;
 };
 
 Result<std::unique_ptr<Executable>> Executable::compile(const sdk::Host& host, infer_device* device,
                                                         const infer_graph_view& graph) {
+  return compile_impl(host, device, graph, false);
+}
+
+Result<std::unique_ptr<Executable>> Executable::compile_subgraph(const sdk::Host& host,
+                                                                 const infer_graph_view& graph) {
+  return compile_impl(host, nullptr, graph, true);
+}
+
+Result<std::unique_ptr<Executable>> Executable::compile_impl(const sdk::Host& host,
+                                                             infer_device* device,
+                                                             const infer_graph_view& graph,
+                                                             bool subgraph) {
   std::unique_ptr<Executable> exe(new Executable(host, device));
   exe->name_ = graph.name ? graph.name : "";
+  exe->subgraph_ = subgraph;
   std::unordered_map<const infer_value_view*, int> slot_of;
   auto add_slot = [&](const infer_value_view* v) {
     Slot s;
@@ -132,6 +220,32 @@ Result<std::unique_ptr<Executable>> Executable::compile(const sdk::Host& host, i
     const int id = static_cast<int>(exe->slots_.size() - 1);
     slot_of[v] = id;
     return id;
+  };
+  // A constant value, used in place: the ABI keeps const_data alive for the
+  // executable's lifetime.
+  auto add_const_slot = [&](const infer_value_view* v, const std::string& prefix) -> Result<int> {
+    if (v->rank < 0) return invalid(prefix, "constant '", value_name(v), "' has unknown rank");
+    const int s = add_slot(v);
+    Slot& slot = exe->slots_[s];
+    slot.is_const = true;
+    slot.const_tensor.dtype = v->dtype;
+    slot.const_tensor.dims.assign(v->dims, v->dims + v->rank);
+    for (int64_t d : slot.const_tensor.dims)
+      if (d < 0) return invalid(prefix, "constant '", value_name(v), "' has an unknown dim");
+    if (v->const_size < slot.const_tensor.bytes())
+      return invalid(prefix, "constant '", value_name(v), "' holds ", v->const_size,
+                     " bytes, expected ", slot.const_tensor.bytes());
+    slot.const_tensor.data = const_cast<void*>(v->const_data);
+    return s;
+  };
+  // In a body, a value nobody in the body defines comes from an enclosing graph. ONNX
+  // scoping guarantees that it is defined there before the control-flow node runs.
+  auto add_capture_slot = [&](const infer_value_view* v) {
+    const int s = add_slot(v);
+    exe->slots_[s].capture_index = static_cast<int>(exe->captures_.size());
+    exe->captures_.push_back(v);
+    exe->capture_slots_.push_back(s);
+    return s;
   };
   for (size_t i = 0; i < graph.num_inputs; ++i) {
     const infer_value_view* v = graph.inputs[i];
@@ -156,27 +270,15 @@ Result<std::unique_ptr<Executable>> Executable::compile(const sdk::Host& host, i
       auto it = slot_of.find(v);
       if (it != slot_of.end()) {
         step.inputs.push_back(it->second);
-        continue;
-      }
-      if (v->const_data == nullptr)
+      } else if (v->const_data != nullptr) {
+        CPU_ASSIGN_OR_RETURN(int s, add_const_slot(v, step.prefix()));
+        step.inputs.push_back(s);
+      } else if (subgraph) {
+        step.inputs.push_back(add_capture_slot(v));
+      } else {
         return invalid(step.prefix(), "input '", value_name(v),
                        "' is neither a graph input, a constant nor produced by an earlier node");
-      if (v->rank < 0)
-        return invalid(step.prefix(), "constant '", value_name(v), "' has unknown rank");
-      const int s = add_slot(v);
-      Slot& slot = exe->slots_[s];
-      slot.is_const = true;
-      slot.const_tensor.dtype = v->dtype;
-      slot.const_tensor.dims.assign(v->dims, v->dims + v->rank);
-      for (int64_t d : slot.const_tensor.dims)
-        if (d < 0)
-          return invalid(step.prefix(), "constant '", value_name(v), "' has an unknown dim");
-      if (v->const_size < slot.const_tensor.bytes())
-        return invalid(step.prefix(), "constant '", value_name(v), "' holds ", v->const_size,
-                       " bytes, expected ", slot.const_tensor.bytes());
-      // The ABI keeps const_data alive for the executable's lifetime: use it in place.
-      slot.const_tensor.data = const_cast<void*>(v->const_data);
-      step.inputs.push_back(s);
+      }
     }
     for (size_t i = 0; i < node->num_outputs; ++i) {
       const infer_value_view* v = node->outputs[i];
@@ -195,6 +297,20 @@ Result<std::unique_ptr<Executable>> Executable::compile(const sdk::Host& host, i
     auto created = def->create(init);
     if (!created.is_ok()) return created.status().with_prefix(step.prefix());
     step.kernel = std::move(created).value();
+    // Values the node's own bodies capture are read by this step like inputs. They are
+    // values of this graph (or, inside a body, of a graph further out).
+    for (const infer_value_view* v : step.kernel->captures()) {
+      auto it = slot_of.find(v);
+      if (it != slot_of.end()) {
+        step.captures.push_back(it->second);
+      } else if (subgraph) {
+        step.captures.push_back(add_capture_slot(v));
+      } else {
+        return invalid(step.prefix(), "its subgraphs read '", value_name(v),
+                       "', which is neither an input of the partition nor produced by an earlier "
+                       "node");
+      }
+    }
     exe->steps_.push_back(std::move(step));
   }
   for (size_t i = 0; i < graph.num_outputs; ++i) {
@@ -206,28 +322,28 @@ Result<std::unique_ptr<Executable>> Executable::compile(const sdk::Host& host, i
       s = it->second;
     } else if (v->const_data != nullptr && v->rank >= 0) {
       // An output that is a constant of the graph, not used by any node.
-      s = add_slot(v);
-      Slot& slot = exe->slots_[s];
-      slot.is_const = true;
-      slot.const_tensor.dtype = v->dtype;
-      slot.const_tensor.dims.assign(v->dims, v->dims + v->rank);
-      slot.const_tensor.data = const_cast<void*>(v->const_data);
+      CPU_ASSIGN_OR_RETURN(s, add_const_slot(v, ""));
+    } else if (subgraph) {
+      // A body may return a value of an enclosing graph as it is.
+      s = add_capture_slot(v);
     } else {
       return invalid("graph output '", value_name(v), "' is not produced by any node");
     }
     Slot& slot = exe->slots_[s];
     // The producer writes the first graph output that names the value straight into the
-    // host's memory; any further output of the same value, and outputs that are inputs
-    // or constants, are copied after the last node.
-    if (slot.first_output < 0 && slot.input_index < 0 && !slot.is_const)
+    // host's memory; any further output of the same value, and outputs that are inputs,
+    // captures or constants, are copied after the last node.
+    if (slot.first_output < 0 && slot.input_index < 0 && slot.capture_index < 0 && !slot.is_const)
       slot.first_output = static_cast<int>(i);
     exe->outputs_.push_back(s);
   }
   // Lifetimes: a temporary dies after the last step that reads it (or its producer).
   for (size_t n = 0; n < exe->steps_.size(); ++n) {
-    for (int s : exe->steps_[n].inputs)
+    const Step& step = exe->steps_[n];
+    for (int s : step.inputs)
       if (s >= 0) exe->slots_[s].last_use = static_cast<int>(n);
-    for (int s : exe->steps_[n].outputs)
+    for (int s : step.captures) exe->slots_[s].last_use = static_cast<int>(n);
+    for (int s : step.outputs)
       if (s >= 0 && exe->slots_[s].last_use < static_cast<int>(n))
         exe->slots_[s].last_use = static_cast<int>(n);
   }
@@ -237,12 +353,20 @@ Result<std::unique_ptr<Executable>> Executable::compile(const sdk::Host& host, i
   for (int s : exe->outputs_) is_output[s] = 1;
   for (size_t s = 0; s < exe->slots_.size(); ++s) {
     const Slot& slot = exe->slots_[s];
-    if (slot.input_index >= 0 || slot.is_const || slot.first_output >= 0 || is_output[s] ||
-        slot.last_use < 0)
+    if (slot.input_index >= 0 || slot.capture_index >= 0 || slot.is_const ||
+        slot.first_output >= 0 || is_output[s] || slot.last_use < 0)
       continue;
     exe->steps_[slot.last_use].free_after.push_back(static_cast<int>(s));
   }
   return exe;
+}
+
+void Executable::bind_constants(RunState& state) const {
+  for (size_t s = 0; s < slots_.size(); ++s)
+    if (slots_[s].is_const) {
+      state.values[s] = slots_[s].const_tensor;
+      state.ready[s] = 1;
+    }
 }
 
 Status Executable::bind_inputs(const infer_execute_args& args, RunState& state) const {
@@ -263,28 +387,18 @@ Status Executable::bind_inputs(const infer_execute_args& args, RunState& state) 
                                         cat("input ", i, " ('", slot.name, "')")));
     state.ready[s] = 1;
   }
-  for (size_t s = 0; s < slots_.size(); ++s)
-    if (slots_[s].is_const) {
-      state.values[s] = slots_[s].const_tensor;
-      state.ready[s] = 1;
-    }
+  bind_constants(state);
   return Status::ok();
 }
 
-Status Executable::finish_outputs(const infer_execute_args& args, RunState& state) const {
+Status Executable::finish_outputs(OutputSink& sink, RunState& state) const {
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (state.output_done[i]) continue;
     const int s = outputs_[i];
     if (!state.ready[s]) return internal("graph output '", slots_[s].name, "' was never computed");
     const Tensor& src = state.values[s];
-    infer_tensor out{};
-    out.struct_size = sizeof(infer_tensor);
-    Status st = from_abi(host_, args.alloc_output(args.alloc_ctx, i, src.dtype, src.dims.size(),
-                                                  src.dims.data(), &out));
-    if (!st.is_ok()) return st.with_prefix(cat("allocating output '", slots_[s].name, "': "));
     Tensor dst;
-    CPU_RETURN_IF_ERROR(
-        bind_abi_tensor(out, src.dtype, src.dims, &dst, cat("output '", slots_[s].name, "'")));
+    CPU_RETURN_IF_ERROR(sink.allocate(i, src.dtype, src.dims, slots_[s].name, &dst));
     if (src.bytes() > 0) std::memcpy(dst.data, src.data, src.bytes());
     state.output_done[i] = 1;
   }
@@ -300,25 +414,34 @@ Status Executable::check_args(const infer_execute_args& args) const {
                    args.num_outputs);
   if (args.alloc_output == nullptr) return invalid("alloc_output is NULL");
   if (args.num_inputs > 0 && args.inputs == nullptr) return invalid("inputs is NULL");
+  if (!captures_.empty())
+    return invalid("partition '", name_,
+                   "' reads values of an enclosing graph and can only run "
+                   "as a body");
   RunState state(host_, slots_.size(), outputs_.size());
   return bind_inputs(args, state);
 }
 
-Status Executable::execute(const infer_execute_args& args) const {
-  CPU_RETURN_IF_ERROR(check_args(args));
-  RunState state(host_, slots_.size(), outputs_.size());
-  CPU_RETURN_IF_ERROR(bind_inputs(args, state));
+Status Executable::run_steps(RunState& state, OutputSink& sink,
+                             const infer_run_context* run) const {
   const infer_host_services* h = host_.raw();
   const bool can_cancel =
       INFER_HAS_FIELD(h, infer_host_services, is_cancelled) && h->is_cancelled != nullptr;
   for (const Step& step : steps_) {
-    if (can_cancel && h->is_cancelled(h->host_ctx, args.run))
+    if (can_cancel && h->is_cancelled(h->host_ctx, run))
       return Status(INFER_STATUS_CANCELLED,
                     cat("run cancelled before node '", step.node_name, "'"));
     std::vector<const Tensor*> ins;
     ins.reserve(step.inputs.size());
     for (int s : step.inputs) ins.push_back(s >= 0 ? &state.values[s] : nullptr);
-    NodeContext ctx(*this, step, state, args, std::move(ins));
+    NodeContext ctx(*this, step, state, sink, std::move(ins));
+    if (!step.captures.empty()) {
+      std::vector<const Tensor*> caps;
+      caps.reserve(step.captures.size());
+      for (int s : step.captures) caps.push_back(&state.values[s]);
+      ctx.set_captures(std::move(caps));
+    }
+    ctx.set_run(run);
     Status st = step.kernel->run(ctx);
     if (!st.is_ok()) return st.with_prefix(step.prefix());
     for (size_t i = 0; i < step.outputs.size(); ++i) {
@@ -329,7 +452,52 @@ Status Executable::execute(const infer_execute_args& args) const {
     }
     for (int s : step.free_after) state.release(s);
   }
-  return finish_outputs(args, state);
+  return finish_outputs(sink, state);
+}
+
+Status Executable::execute(const infer_execute_args& args) const {
+  CPU_RETURN_IF_ERROR(check_args(args));
+  RunState state(host_, slots_.size(), outputs_.size());
+  CPU_RETURN_IF_ERROR(bind_inputs(args, state));
+  AbiSink sink(host_, args);
+  return run_steps(state, sink, args.run);
+}
+
+Status Executable::run_body(std::span<const Tensor* const> inputs,
+                            std::span<const Tensor* const> captures, const infer_run_context* run,
+                            std::vector<OwnedTensor>* outputs) const {
+  if (inputs.size() != inputs_.size())
+    return internal("body '", name_, "' takes ", inputs_.size(), " inputs, got ", inputs.size());
+  if (captures.size() != captures_.size())
+    return internal("body '", name_, "' captures ", captures_.size(), " values, got ",
+                    captures.size());
+  RunState state(host_, slots_.size(), outputs_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int s = inputs_[i];
+    const Slot& slot = slots_[s];
+    if (inputs[i] == nullptr) return internal("body input ", i, " ('", slot.name, "') is NULL");
+    // Bodies declare their input types; a value of another type (e.g. a loop-carried
+    // value whose type changes) is refused rather than misread.
+    if (slot.dtype != INFER_DTYPE_UNDEFINED && inputs[i]->dtype != slot.dtype)
+      return invalid("body '", name_, "' input '", slot.name, "' is declared ",
+                     dtype_name(slot.dtype), " but gets ", dtype_name(inputs[i]->dtype));
+    state.values[s] = *inputs[i];
+    state.ready[s] = 1;
+  }
+  for (size_t j = 0; j < captures.size(); ++j) {
+    const int s = capture_slots_[j];
+    if (captures[j] == nullptr || (captures[j]->data == nullptr && captures[j]->bytes() > 0))
+      return internal("captured value '", slots_[s].name, "' is not available");
+    state.values[s] = *captures[j];
+    state.ready[s] = 1;
+  }
+  bind_constants(state);
+  outputs->clear();
+  outputs->resize(outputs_.size());
+  BodySink sink(host_, outputs);
+  Status st = run_steps(state, sink, run);
+  if (!st.is_ok()) outputs->clear();
+  return st;
 }
 
 }  // namespace infer::cpu

@@ -65,12 +65,14 @@ class ConcatKernel final : public Kernel {
 
 Status concat_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1 << 16));
-  if (!has_attr(node, "axis")) return unsupported("Concat requires the axis attribute");
+  if (node.opset >= 4 && !has_attr(node, "axis"))
+    return unsupported("Concat requires the axis attribute from opset 4");
   return Status::ok();
 }
 
 Result<KernelPtr> concat_create(const KernelInit& init) {
-  return KernelPtr(new ConcatKernel(attr_i(*init.node, "axis", 0)));
+  // Before opset 4 the axis was optional, defaulting to 1.
+  return KernelPtr(new ConcatKernel(attr_i(*init.node, "axis", 1)));
 }
 
 }  // namespace infer::cpu::kernels

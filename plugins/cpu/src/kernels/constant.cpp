@@ -73,7 +73,10 @@ Status check_tensor(const infer_node_view& n, const infer_value_view* t) {
     return unsupported(n.op_type, " value dtype ", dtype_name(t->dtype), " not supported");
   if (t->rank < 0) return unsupported(n.op_type, " value has unknown rank");
   const int64_t count = sdk::element_count(t->dims, static_cast<size_t>(t->rank));
-  if (t->const_data == nullptr || t->const_size != sdk::tensor_bytes(t->dtype, count))
+  // An empty tensor (e.g. Resize's roi placeholder in opset-11 exports) has no bytes, and
+  // the host may hand it over without a data pointer.
+  if ((t->const_data == nullptr && count != 0) ||
+      t->const_size != sdk::tensor_bytes(t->dtype, count))
     return unsupported(n.op_type, " value tensor holds ", t->const_size, " bytes, expected ",
                        sdk::tensor_bytes(t->dtype, count));
   return Status::ok();

@@ -3,6 +3,7 @@
 // input position's contribution, which col2im scatters (adds) into the output. Output
 // size and padding follow the ONNX formulas, including output_padding, output_shape
 // and auto_pad.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -148,9 +149,9 @@ class ConvTransposeKernel final : public Kernel {
           out = output_shape_[output_shape_.size() == r ? i : i + 2];
         else
           out = g.in[i] * s;
-        const int64_t total = full - out;
-        if (total < 0)
-          return invalid("output_shape ", out, " is larger than the full output ", full);
+        // An output larger than the full one (negative total padding) keeps the
+        // positions past the full output at zero (plus bias), as ONNX Runtime does.
+        const int64_t total = std::max<int64_t>(0, full - out);
         if (attrs_.auto_pad == "SAME_UPPER") {
           pb = total / 2;
         } else {

@@ -1,105 +1,198 @@
-// Elementwise unary math and activations. Each op is a small functor; the kernel picks
-// the instantiated loop for its op and dtype once, at compile time, so the inner loop
-// has no per-element dispatch.
+// Elementwise unary math and activations whose output has the input's dtype. Each op is
+// a small functor over the compute type (float for float16/bfloat16, else the element
+// type itself); the kernel picks the instantiated loop for its op and the input's dtype
+// once per run, so the inner loop has no per-element dispatch. Only the (op, dtype) pairs
+// in an op's mask are instantiated.
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
-#include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "math_common.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
 
-// Attribute values some activations take.
+// Attribute values some activations take (ONNX float attributes are float32).
 struct Params {
   float alpha = 0;
   float beta = 0;
   float gamma = 0;
 };
 
-template <typename T>
-using LoopFn = void (*)(const T* x, T* y, int64_t n, const Params& p);
+using AnyLoop = void (*)(const void* x, void* y, int64_t n, const Params& p);
 
 template <typename T, typename F>
-void loop(const T* x, T* y, int64_t n, const Params& p) {
-  F f{p};
-  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+void loop(const void* xv, void* yv, int64_t n, const Params& p) {
+  const F f{p};
+  const T* x = static_cast<const T*>(xv);
+  T* y = static_cast<T*>(yv);
+  for (int64_t i = 0; i < n; ++i) y[i] = from_compute<T>(f(to_compute(x[i])));
 }
 
-template <typename T>
-T wrap_neg(T v) {
-  if constexpr (std::is_integral_v<T>) {
-    return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(v));
+template <typename C>
+C wrap_neg(C v) {
+  if constexpr (std::is_integral_v<C>) {
+    return math::wrap_sub<C>(0, v);
   } else {
     return -v;
   }
 }
 
-// Functors: constructed from Params, called per element.
+// Functors: constructed from Params, called per element on the compute type C.
 #define CPU_UNARY(NAME, EXPR) \
   struct NAME {               \
     const Params& p;          \
-    template <typename T>     \
-    T operator()(T x) const { \
+    template <typename C>     \
+    C operator()(C x) const { \
       (void)p;                \
       return EXPR;            \
     }                         \
   };
 CPU_UNARY(Neg, wrap_neg(x))
-CPU_UNARY(Abs, x < T(0) ? wrap_neg(x) : x)
-CPU_UNARY(Sign, static_cast<T>((T(0) < x) - (x < T(0))))
 CPU_UNARY(Exp, std::exp(x))
 CPU_UNARY(Log, std::log(x))
 CPU_UNARY(Sqrt, std::sqrt(x))
-CPU_UNARY(Reciprocal, T(1) / x)
+CPU_UNARY(Reciprocal, C(1) / x)
 CPU_UNARY(Floor, std::floor(x))
 CPU_UNARY(Ceil, std::ceil(x))
-CPU_UNARY(Round, std::nearbyint(x))
+CPU_UNARY(Round, std::nearbyint(x))  // the default rounding mode: half to even
 CPU_UNARY(Erf, std::erf(x))
 CPU_UNARY(Sin, std::sin(x))
 CPU_UNARY(Cos, std::cos(x))
-CPU_UNARY(Relu, x > T(0) ? x : T(0))
-CPU_UNARY(LeakyRelu, x >= T(0) ? x : static_cast<T>(p.alpha * x))
-CPU_UNARY(Sigmoid, T(1) / (T(1) + std::exp(-x)))
+CPU_UNARY(Tan, std::tan(x))
+CPU_UNARY(Asin, std::asin(x))
+CPU_UNARY(Acos, std::acos(x))
+CPU_UNARY(Atan, std::atan(x))
+CPU_UNARY(Sinh, std::sinh(x))
+CPU_UNARY(Cosh, std::cosh(x))
+CPU_UNARY(Asinh, std::asinh(x))
+CPU_UNARY(Acosh, std::acosh(x))
+CPU_UNARY(Atanh, std::atanh(x))
+CPU_UNARY(Relu, x > C(0) ? x : C(0))
+CPU_UNARY(LeakyRelu, x >= C(0) ? x : static_cast<C>(C(p.alpha) * x))
+CPU_UNARY(ThresholdedRelu, x > C(p.alpha) ? x : C(0))
+CPU_UNARY(Sigmoid, C(1) / (C(1) + std::exp(-x)))
 CPU_UNARY(Tanh, std::tanh(x))
-CPU_UNARY(HardSigmoid, std::fmax(T(0), std::fmin(T(1), p.alpha* x + p.beta)))
-CPU_UNARY(HardSwish, x* std::fmax(T(0), std::fmin(T(1), x / T(6) + T(0.5))))
-CPU_UNARY(Softplus, x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
-CPU_UNARY(Softsign, x / (T(1) + std::fabs(x)))
-CPU_UNARY(Elu, x >= T(0) ? x : static_cast<T>(p.alpha * std::expm1(x)))
-CPU_UNARY(Selu, static_cast<T>(p.gamma*(x > T(0) ? x : p.alpha * std::expm1(x))))
-CPU_UNARY(Not, static_cast<T>(x == T(0)))
+CPU_UNARY(HardSigmoid, std::fmax(C(0), std::fmin(C(1), C(p.alpha) * x + C(p.beta))))
+CPU_UNARY(HardSwish, x* std::fmax(C(0), std::fmin(C(1), x / C(6) + C(0.5))))
+CPU_UNARY(Softplus, x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
+CPU_UNARY(Softsign, x / (C(1) + std::fabs(x)))
+CPU_UNARY(Elu, x >= C(0) ? x : static_cast<C>(C(p.alpha) * std::expm1(x)))
+CPU_UNARY(Selu, static_cast<C>(C(p.gamma) * (x > C(0) ? x : C(p.alpha) * std::expm1(x))))
+CPU_UNARY(Celu, std::fmax(C(0), x) + std::fmin(C(0), C(p.alpha) * std::expm1(x / C(p.alpha))))
+CPU_UNARY(Not, static_cast<C>(x == C(0)))
 #undef CPU_UNARY
+
+struct Abs {
+  const Params& p;
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else
+      return x < C(0) ? wrap_neg(x) : x;
+  }
+};
+
+// Sign of NaN is NaN, as in numpy.
+struct Sign {
+  const Params& p;
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x > C(0) ? C(1) : C(0);
+    } else if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(x)) return x;
+      return static_cast<C>((C(0) < x) - (x < C(0)));
+    } else {
+      return static_cast<C>((C(0) < x) - (x < C(0)));
+    }
+  }
+};
+
+// Shrink (lambd in alpha, bias in beta). Integers compute in double and saturate back,
+// so x - bias below an unsigned type's range gives 0 instead of undefined behaviour.
+struct Shrink {
+  const Params& p;
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_integral_v<C>) {
+      const double v = static_cast<double>(x), l = p.alpha, b = p.beta;
+      return math::saturate_cast<C>(v < -l ? v + b : v > l ? v - b : 0.0);
+    } else {
+      const C l = C(p.alpha), b = C(p.beta);
+      return x < -l ? x + b : x > l ? x - b : C(0);
+    }
+  }
+};
+
+// The loop for functor F and dtype `dt`, or nullptr when `dt` is not in kMask.
+template <typename F, uint32_t kMask>
+AnyLoop pick(infer_dtype dt) {
+  AnyLoop fn = nullptr;
+  (void)dispatch(dt, kMask, "", [&]<typename T>(Tag<T>) -> Status {
+    if constexpr (std::is_same_v<T, bool>) {
+      if constexpr ((kMask & dtypes::kBool) != 0) fn = &loop<uint8_t, F>;  // bools as bytes
+    } else if constexpr (math::in_mask<T>(kMask)) {
+      fn = &loop<T, F>;
+    }
+    return Status::ok();
+  });
+  return fn;
+}
 
 struct OpEntry {
   const char* name;
-  LoopFn<float> f32;
-  LoopFn<int32_t> i32;
-  LoopFn<int64_t> i64;
-  LoopFn<uint8_t> boolean;
+  uint32_t mask;
+  AnyLoop (*pick)(infer_dtype);
 };
 
-#define F32_ONLY(NAME) \
-  { #NAME, &loop < float, NAME>, nullptr, nullptr, nullptr }
-#define NUMERIC(NAME) \
-  { #NAME, &loop < float, NAME>, &loop < int32_t, NAME>, &loop < int64_t, NAME>, nullptr }
+constexpr uint32_t kFloat = dtypes::kAllFloat;
+constexpr uint32_t kNum = dtypes::kAllNum;
+constexpr uint32_t kFloatSigned = math::kFloatSigned;
+
+#define ENTRY(NAME, MASK) \
+  { #NAME, MASK, &pick<NAME, MASK> }
 constexpr OpEntry kOps[] = {
-    NUMERIC(Neg),         NUMERIC(Abs),
-    NUMERIC(Sign),        F32_ONLY(Exp),
-    F32_ONLY(Log),        F32_ONLY(Sqrt),
-    F32_ONLY(Reciprocal), F32_ONLY(Floor),
-    F32_ONLY(Ceil),       F32_ONLY(Round),
-    F32_ONLY(Erf),        F32_ONLY(Sin),
-    F32_ONLY(Cos),        F32_ONLY(Relu),
-    F32_ONLY(LeakyRelu),  F32_ONLY(Sigmoid),
-    F32_ONLY(Tanh),       F32_ONLY(HardSigmoid),
-    F32_ONLY(HardSwish),  F32_ONLY(Softplus),
-    F32_ONLY(Softsign),   F32_ONLY(Elu),
-    F32_ONLY(Selu),       {"Not", nullptr, nullptr, nullptr, &loop<uint8_t, Not>},
+    ENTRY(Neg, kFloatSigned),
+    ENTRY(Abs, kNum),
+    ENTRY(Sign, kNum),
+    ENTRY(Exp, kFloat),
+    ENTRY(Log, kFloat),
+    ENTRY(Sqrt, kFloat),
+    ENTRY(Reciprocal, kFloat),
+    ENTRY(Floor, kFloat),
+    ENTRY(Ceil, kFloat),
+    ENTRY(Round, kFloat),
+    ENTRY(Erf, kFloat),
+    ENTRY(Sin, kFloat),
+    ENTRY(Cos, kFloat),
+    ENTRY(Tan, kFloat),
+    ENTRY(Asin, kFloat),
+    ENTRY(Acos, kFloat),
+    ENTRY(Atan, kFloat),
+    ENTRY(Sinh, kFloat),
+    ENTRY(Cosh, kFloat),
+    ENTRY(Asinh, kFloat),
+    ENTRY(Acosh, kFloat),
+    ENTRY(Atanh, kFloat),
+    ENTRY(Relu, kFloatSigned),
+    ENTRY(LeakyRelu, kFloat),
+    ENTRY(ThresholdedRelu, kFloat),
+    ENTRY(Sigmoid, kFloat),
+    ENTRY(Tanh, kFloat),
+    ENTRY(HardSigmoid, kFloat),
+    ENTRY(HardSwish, kFloat),
+    ENTRY(Softplus, kFloat),
+    ENTRY(Softsign, kFloat),
+    ENTRY(Elu, kFloat),
+    ENTRY(Selu, kFloat),
+    ENTRY(Celu, kFloat),
+    ENTRY(Shrink, kNum),
+    ENTRY(Not, dtypes::kBool),
 };
-#undef F32_ONLY
-#undef NUMERIC
+#undef ENTRY
 
 const OpEntry* lookup(const char* name) {
   for (const auto& e : kOps)
@@ -114,33 +207,20 @@ class UnaryKernel final : public Kernel {
   Status run(KernelContext& ctx) const override {
     const Tensor* X = ctx.input(0);
     if (X == nullptr) return invalid("input 0 is required");
-    switch (X->dtype) {
-      case INFER_DTYPE_FLOAT32:
-        return apply(ctx, *X, op_->f32);
-      case INFER_DTYPE_INT32:
-        return apply(ctx, *X, op_->i32);
-      case INFER_DTYPE_INT64:
-        return apply(ctx, *X, op_->i64);
-      case INFER_DTYPE_BOOL:
-        return apply(ctx, *X, op_->boolean);
-      default:
-        return invalid("dtype ", dtype_name(X->dtype), " not supported");
-    }
-  }
-
- private:
-  template <typename T>
-  Status apply(KernelContext& ctx, const Tensor& X, LoopFn<T> fn) const {
-    if (fn == nullptr) return invalid("dtype ", dtype_name(X.dtype), " not supported");
-    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
-    const T* x = X.as<T>();
-    T* y = Y->mut<T>();
+    AnyLoop fn = op_->pick(X->dtype);
+    if (fn == nullptr) return invalid(op_->name, " does not support dtype ", dtype_name(X->dtype));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X->dtype, X->dims));
+    const size_t esize = sdk::dtype_size(X->dtype);
+    const char* x = static_cast<const char*>(X->data);
+    char* y = static_cast<char*>(Y->data);
     const Params& p = params_;
-    ctx.parallel_for(static_cast<size_t>(X.numel()), 16384,
-                     [&](size_t b, size_t e) { fn(x + b, y + b, static_cast<int64_t>(e - b), p); });
+    ctx.parallel_for(static_cast<size_t>(X->numel()), 16384, [&](size_t b, size_t e) {
+      fn(x + b * esize, y + b * esize, static_cast<int64_t>(e - b), p);
+    });
     return Status::ok();
   }
 
+ private:
   const OpEntry* op_;
   Params params_;
 };
@@ -151,10 +231,10 @@ Status unary_check(const infer_node_view& node) {
   const OpEntry* op = lookup(node.op_type);
   if (op == nullptr) return unsupported("no unary kernel for ", node.op_type);
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
-  const infer_value_view* x = node_input(node, 0);
-  uint32_t mask = (op->f32 ? dtypes::kF32 : 0) | (op->i32 ? dtypes::kI32 : 0) |
-                  (op->i64 ? dtypes::kI64 : 0) | (op->boolean ? dtypes::kBool : 0);
-  return check_dtype(node, x, mask, "input 0");
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), op->mask, "input 0"));
+  if (std::strcmp(node.op_type, "Celu") == 0 && attr_f(node, "alpha", 1.0) == 0.0)
+    return unsupported("Celu alpha must not be 0");
+  return Status::ok();
 }
 
 Result<KernelPtr> unary_create(const KernelInit& init) {
@@ -163,15 +243,24 @@ Result<KernelPtr> unary_create(const KernelInit& init) {
   if (op == nullptr) return internal("no unary kernel for ", n.op_type);
   Params p;
   const std::string name = n.op_type;
-  if (name == "LeakyRelu") p.alpha = static_cast<float>(attr_f(n, "alpha", 0.01));
-  if (name == "Elu") p.alpha = static_cast<float>(attr_f(n, "alpha", 1.0));
+  auto f = [&](const char* attr, double fallback) {
+    return static_cast<float>(attr_f(n, attr, fallback));
+  };
+  if (name == "LeakyRelu") p.alpha = f("alpha", 0.01);
+  if (name == "Elu" || name == "Celu" || name == "ThresholdedRelu") p.alpha = f("alpha", 1.0);
   if (name == "HardSigmoid") {
-    p.alpha = static_cast<float>(attr_f(n, "alpha", 0.2));
-    p.beta = static_cast<float>(attr_f(n, "beta", 0.5));
+    p.alpha = f("alpha", 0.2);
+    p.beta = f("beta", 0.5);
   }
   if (name == "Selu") {
-    p.alpha = static_cast<float>(attr_f(n, "alpha", 1.67326319217681884765625));
-    p.gamma = static_cast<float>(attr_f(n, "gamma", 1.05070102214813232421875));
+    // Selu-1's defaults were the constants rounded to 5 digits.
+    const bool v1 = n.opset < 6;
+    p.alpha = f("alpha", v1 ? 1.6732 : 1.67326319217681884765625);
+    p.gamma = f("gamma", v1 ? 1.0507 : 1.05070102214813232421875);
+  }
+  if (name == "Shrink") {
+    p.alpha = f("lambd", 0.5);
+    p.beta = f("bias", 0.0);
   }
   return KernelPtr(new UnaryKernel(op, p));
 }

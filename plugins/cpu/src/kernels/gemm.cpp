@@ -1,13 +1,18 @@
 // Gemm: Y = alpha * A' * B' + beta * C, with A' = transA ? A^T : A (read through
 // strides) and B' = transB ? B^T : B. A constant transposed B is transposed once at
 // compile time; a non-constant one per run. C broadcasts unidirectionally to [M, N].
+// float32 runs on sgemm; the other dtypes (float64, float16, bfloat16 and, from opset 9,
+// the 32/64-bit integers) on the plain loop of nn_gemm_generic.hpp.
+#include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "broadcast.hpp"
 #include "gemm_core.hpp"
+#include "nn_gemm_generic.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -27,8 +32,9 @@ class GemmKernel final : public Kernel {
     const Tensor& A = *ctx.input(0);
     const Tensor& B = *ctx.input(1);
     const Tensor* C = ctx.input(2);
-    if (A.dtype != INFER_DTYPE_FLOAT32 || B.dtype != INFER_DTYPE_FLOAT32)
-      return invalid("only float32 is supported");
+    if (B.dtype != A.dtype || (C != nullptr && C->dtype != A.dtype))
+      return invalid("A, B and C must have the same dtype, got ", dtype_name(A.dtype), ", ",
+                     dtype_name(B.dtype), C ? cat(", ", dtype_name(C->dtype)) : "");
     if (A.rank() != 2 || B.rank() != 2)
       return invalid("A ", dims_str(A.dims), " and B ", dims_str(B.dims), " must be 2-D");
     const int64_t M = trans_a_ ? A.dims[1] : A.dims[0];
@@ -38,11 +44,11 @@ class GemmKernel final : public Kernel {
     if (K != Kb)
       return invalid("inner dims differ: A", trans_a_ ? "^T" : "", " ", dims_str(A.dims), " and B",
                      trans_b_ ? "^T" : "", " ", dims_str(B.dims), " give K = ", K, " and ", Kb);
+    if (A.dtype != INFER_DTYPE_FLOAT32) return run_generic(ctx, A, B, C, M, N, K);
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, Dims{M, N}));
     float* y = Y->mut<float>();
     bool accumulate = false;
     if (C != nullptr && beta_ != 0.0f) {
-      if (C->dtype != INFER_DTYPE_FLOAT32) return invalid("C must be float32");
       CPU_ASSIGN_OR_RETURN(BroadcastPlan p, make_broadcast_plan_to({&C->dims}, Y->dims));
       const float* c = C->as<float>();
       const float beta = beta_;
@@ -83,6 +89,45 @@ class GemmKernel final : public Kernel {
   }
 
  private:
+  Status run_generic(KernelContext& ctx, const Tensor& A, const Tensor& B, const Tensor* C,
+                     int64_t M, int64_t N, int64_t K) const {
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, A.dtype, Dims{M, N}));
+    if (Y->numel() == 0) return Status::ok();
+    BroadcastPlan plan;
+    const bool with_c = C != nullptr && beta_ != 0.0f;
+    if (with_c) {
+      CPU_ASSIGN_OR_RETURN(plan, make_broadcast_plan_to({&C->dims}, Y->dims));
+    }
+    return dispatch(A.dtype, dtypes::kAllNum, "A", [&]<typename T>(Tag<T>) -> Status {
+      using Acc = gemm_acc_t<T>;
+      std::vector<Acc> acc(static_cast<size_t>(M * N));
+      naive_gemm<T>(M, N, K, A.as<T>(), trans_a_ ? 1 : K, trans_a_ ? M : 1, B.as<T>(),
+                    trans_b_ ? 1 : N, trans_b_ ? K : 1, acc.data());
+      // Integers scale through double only when alpha or beta is not 1.
+      auto scale = [](Acc v, float f) -> Acc {
+        if constexpr (is_float_v<T>) {
+          return v * static_cast<double>(f);
+        } else {
+          if (f == 1.0f) return v;
+          const double d = static_cast<double>(static_cast<int64_t>(v)) * static_cast<double>(f);
+          if (!(std::fabs(d) < 9.2e18)) return 0;  // NaN or beyond int64: no defined value
+          return static_cast<Acc>(static_cast<int64_t>(d));
+        }
+      };
+      for (Acc& v : acc) v = scale(v, alpha_);
+      if (with_c) {
+        const T* c = C->as<T>();
+        for_each_segment(plan, 0, plan.total, [&](int64_t o, const int64_t* offs, int64_t len) {
+          for (int64_t i = 0; i < len; ++i)
+            acc[o + i] += scale(gemm_load(c[offs[0] + i * plan.inner_step[0]]), beta_);
+        });
+      }
+      T* y = Y->mut<T>();
+      for (size_t i = 0; i < acc.size(); ++i) y[i] = gemm_store<T>(acc[i]);
+      return Status::ok();
+    });
+  }
+
   float alpha_, beta_;
   bool trans_a_, trans_b_;
   std::vector<float> packed_b_;  // constant B^T transposed to [K, N] at compile time
@@ -93,8 +138,12 @@ class GemmKernel final : public Kernel {
 
 Status gemm_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, node.opset < 11 ? 3 : 2, 3));
+  const uint32_t types = node.opset >= 9
+                             ? dtypes::kAllFloat | dtypes::kInts | dtype_bit(INFER_DTYPE_UINT32) |
+                                   dtype_bit(INFER_DTYPE_UINT64)
+                             : dtypes::kAllFloat;
   for (size_t i = 0; i < node.num_inputs; ++i)
-    CPU_RETURN_IF_ERROR(check_dtype(node, node.inputs[i], dtypes::kF32, "its inputs"));
+    CPU_RETURN_IF_ERROR(check_dtype(node, node.inputs[i], types, "its inputs"));
   for (size_t i = 0; i < 2; ++i) {
     const infer_value_view* v = node_input(node, i);
     if (v->rank >= 0 && v->rank != 2)
@@ -109,7 +158,8 @@ Result<KernelPtr> gemm_create(const KernelInit& init) {
   std::vector<float> packed;
   Dims packed_dims;
   const infer_value_view* b = node_input(n, 1);
-  if (trans_b && is_const(b) && b->rank == 2 && b->dims[0] >= 0 && b->dims[1] >= 0 &&
+  if (trans_b && is_const(b) && b->dtype == INFER_DTYPE_FLOAT32 && b->rank == 2 &&
+      b->dims[0] >= 0 && b->dims[1] >= 0 &&
       b->const_size == static_cast<size_t>(b->dims[0] * b->dims[1]) * sizeof(float)) {
     packed_dims = {b->dims[0], b->dims[1]};
     packed.resize(static_cast<size_t>(b->dims[0] * b->dims[1]));

@@ -1,12 +1,15 @@
 // MatMul with numpy semantics: 1-D operands are promoted (A to [1, K], B to [K, 1]) and
 // the promoted dim removed from the result; leading batch dims broadcast. Many small
 // matrices run one per thread; large ones run one after another, each spread over the
-// threads by sgemm.
+// threads by sgemm. Dtypes other than float32 (float64, float16, bfloat16 and, from
+// opset 9, the 32/64-bit integers) use the plain loop of nn_gemm_generic.hpp.
 #include <vector>
 
+#include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "gemm_core.hpp"
+#include "nn_gemm_generic.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -16,8 +19,9 @@ class MatMulKernel final : public Kernel {
   Status run(KernelContext& ctx) const override {
     const Tensor& A = *ctx.input(0);
     const Tensor& B = *ctx.input(1);
-    if (A.dtype != INFER_DTYPE_FLOAT32 || B.dtype != INFER_DTYPE_FLOAT32)
-      return invalid("only float32 is supported");
+    if (A.dtype != B.dtype)
+      return invalid("A and B must have the same dtype, got ", dtype_name(A.dtype), " and ",
+                     dtype_name(B.dtype));
     if (A.rank() == 0 || B.rank() == 0)
       return invalid("operands must have at least 1 dim, got ", dims_str(A.dims), " and ",
                      dims_str(B.dims));
@@ -33,7 +37,7 @@ class MatMulKernel final : public Kernel {
     Dims out = batch;
     if (!a_vec) out.push_back(M);
     if (!b_vec) out.push_back(N);
-    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, out));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, A.dtype, out));
     const int64_t nb = sdk::element_count(batch.data(), batch.size());
     if (Y->numel() == 0) return Status::ok();
 
@@ -49,6 +53,19 @@ class MatMulKernel final : public Kernel {
         *bo += idx * b_str[d];
       }
     };
+    if (A.dtype != INFER_DTYPE_FLOAT32) {
+      return dispatch(A.dtype, dtypes::kAllNum, "A", [&]<typename T>(Tag<T>) -> Status {
+        std::vector<gemm_acc_t<T>> acc(static_cast<size_t>(M * N));
+        T* py = Y->mut<T>();
+        for (int64_t bi = 0; bi < nb; ++bi) {
+          int64_t ao, bo;
+          offsets(bi, &ao, &bo);
+          naive_gemm<T>(M, N, K, A.as<T>() + ao, K, 1, B.as<T>() + bo, N, 1, acc.data());
+          for (int64_t i = 0; i < M * N; ++i) py[bi * M * N + i] = gemm_store<T>(acc[i]);
+        }
+        return Status::ok();
+      });
+    }
     const float* pa = A.as<float>();
     const float* pb = B.as<float>();
     float* py = Y->mut<float>();
@@ -101,7 +118,12 @@ class MatMulKernel final : public Kernel {
 
 Status matmul_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
-  return check_dtype(node, node_input(node, 1), dtypes::kF32, "B");
+  const uint32_t types = node.opset >= 9
+                             ? dtypes::kAllFloat | dtypes::kInts | dtype_bit(INFER_DTYPE_UINT32) |
+                                   dtype_bit(INFER_DTYPE_UINT64)
+                             : dtypes::kAllFloat;
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), types, "A"));
+  return check_dtype(node, node_input(node, 1), types, "B");
 }
 
 Result<KernelPtr> matmul_create(const KernelInit&) { return KernelPtr(new MatMulKernel()); }

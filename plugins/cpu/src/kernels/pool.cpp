@@ -1,12 +1,16 @@
-// MaxPool / AveragePool (1-D to 3-D windows, with strides, pads, dilations, ceil_mode,
-// count_include_pad, auto_pad and MaxPool's optional Indices output) and the global
-// pools. Windows of fewer than three spatial dims are run as 3-D windows with leading
-// size-1 dims, so one triple loop serves every rank.
+// MaxPool / AveragePool / LpPool (1-D to 3-D windows, with strides, pads, dilations,
+// ceil_mode, count_include_pad, auto_pad and MaxPool's optional Indices output in either
+// storage order) and the global pools. Windows of fewer than three spatial dims are run
+// as 3-D windows with leading size-1 dims, so one triple loop serves every rank.
+//
+// MaxPool takes float16/32/64, int8 and uint8; the averaging pools take the float types.
+// Half-precision inputs are compared and summed in float/double and rounded once on store.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "spatial.hpp"
@@ -14,7 +18,11 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kMax, kAverage, kGlobalMax, kGlobalAverage };
+enum class Kind { kMax, kAverage, kLp, kGlobalMax, kGlobalAverage, kGlobalLp };
+
+constexpr uint32_t kMaxTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16 |
+                               dtype_bit(INFER_DTYPE_INT8) | dtype_bit(INFER_DTYPE_UINT8);
+constexpr uint32_t kAvgTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
 
 // A window padded out to three spatial dims.
 struct Window3 {
@@ -58,19 +66,134 @@ TapRange taps(int64_t start, int64_t k, int64_t d, int64_t in, int64_t pb, int64
   return t;
 }
 
+struct PoolParams {
+  Kind kind;
+  bool count_include_pad = false;
+  bool column_major = false;  // MaxPool storage_order = 1
+  double p = 2;               // LpPool exponent
+};
+
+template <typename T>
+void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int64_t* idx,
+                 size_t p0, size_t p1) {
+  using C = compute_t<T>;
+  const int64_t in_n = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_n = g.out[0] * g.out[1] * g.out[2];
+  for (size_t p = p0; p < p1; ++p) {
+    const T* xp = x + static_cast<int64_t>(p) * in_n;
+    T* yp = y + static_cast<int64_t>(p) * out_n;
+    int64_t o = 0;
+    for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
+      const TapRange t0 = taps(o0 * g.s[0] - g.pb[0], g.k[0], g.d[0], g.in[0], g.pb[0], g.pe[0]);
+      for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+        const TapRange t1 =
+            taps(o1 * g.s[1] - g.pb[1], g.k[1], g.d[1], g.in[1], g.pb[1], g.pe[1]);
+        for (int64_t o2 = 0; o2 < g.out[2]; ++o2, ++o) {
+          const int64_t st2 = o2 * g.s[2] - g.pb[2];
+          const TapRange t2 = taps(st2, g.k[2], g.d[2], g.in[2], g.pb[2], g.pe[2]);
+          C best = std::numeric_limits<C>::lowest();
+          int64_t best_i[3] = {-1, 0, 0};
+          double sum = 0;
+          for (int64_t k0 = t0.lo; k0 < t0.hi; ++k0) {
+            const int64_t i0 = o0 * g.s[0] - g.pb[0] + k0 * g.d[0];
+            for (int64_t k1 = t1.lo; k1 < t1.hi; ++k1) {
+              const int64_t i1 = o1 * g.s[1] - g.pb[1] + k1 * g.d[1];
+              const int64_t row = (i0 * g.in[1] + i1) * g.in[2];
+              for (int64_t k2 = t2.lo; k2 < t2.hi; ++k2) {
+                const int64_t i2 = st2 + k2 * g.d[2];
+                const C v = to_compute(xp[row + i2]);
+                if (prm.kind == Kind::kMax) {
+                  if (v > best || best_i[0] < 0) {
+                    best = v;
+                    best_i[0] = i0;
+                    best_i[1] = i1;
+                    best_i[2] = i2;
+                  }
+                } else if (prm.kind == Kind::kAverage) {
+                  sum += static_cast<double>(v);
+                } else {
+                  sum += std::pow(std::fabs(static_cast<double>(v)), prm.p);
+                }
+              }
+            }
+          }
+          if (prm.kind == Kind::kMax) {
+            yp[o] = from_compute<T>(best);
+            if (idx) {
+              const int64_t i0 = std::max<int64_t>(best_i[0], 0), i1 = best_i[1], i2 = best_i[2];
+              // Indices count over the whole flattened tensor; storage_order 1 flattens
+              // the spatial dims column-major (the first spatial dim varies fastest).
+              const int64_t at = prm.column_major ? i0 + g.in[0] * (i1 + g.in[1] * i2)
+                                                  : (i0 * g.in[1] + i1) * g.in[2] + i2;
+              idx[static_cast<int64_t>(p) * out_n + o] = static_cast<int64_t>(p) * in_n + at;
+            }
+          } else if (prm.kind == Kind::kAverage) {
+            const int64_t count = prm.count_include_pad
+                                      ? t0.padded * t1.padded * t2.padded
+                                      : (t0.hi - t0.lo) * (t1.hi - t1.lo) * (t2.hi - t2.lo);
+            yp[o] = from_compute<T>(static_cast<C>(sum / static_cast<double>(count)));
+          } else {
+            yp[o] = from_compute<T>(static_cast<C>(std::pow(sum, 1.0 / prm.p)));
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void global_planes(const PoolParams& prm, int64_t n, const T* x, T* y, size_t p0, size_t p1) {
+  using C = compute_t<T>;
+  for (size_t p = p0; p < p1; ++p) {
+    const T* xp = x + static_cast<int64_t>(p) * n;
+    if (prm.kind == Kind::kGlobalMax) {
+      C best = std::numeric_limits<C>::lowest();
+      for (int64_t i = 0; i < n; ++i) {
+        const C v = to_compute(xp[i]);
+        best = (i == 0 || v > best) ? v : best;
+      }
+      y[p] = from_compute<T>(best);
+    } else {
+      double sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = static_cast<double>(to_compute(xp[i]));
+        sum += prm.kind == Kind::kGlobalAverage ? v : std::pow(std::fabs(v), prm.p);
+      }
+      const double r = prm.kind == Kind::kGlobalAverage ? sum / static_cast<double>(n)
+                                                        : std::pow(sum, 1.0 / prm.p);
+      y[p] = from_compute<T>(static_cast<C>(r));
+    }
+  }
+}
+
+bool is_global(Kind k) {
+  return k == Kind::kGlobalMax || k == Kind::kGlobalAverage || k == Kind::kGlobalLp;
+}
+
 class PoolKernel final : public Kernel {
  public:
-  PoolKernel(Kind kind, WindowAttrs attrs, bool count_include_pad)
-      : kind_(kind), attrs_(std::move(attrs)), count_include_pad_(count_include_pad) {}
+  PoolKernel(PoolParams prm, WindowAttrs attrs) : prm_(prm), attrs_(std::move(attrs)) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor& X = *ctx.input(0);
-    if (X.dtype != INFER_DTYPE_FLOAT32) return invalid("only float32 is supported");
     if (X.rank() < 3)
       return invalid("input must have at least 3 dims (N, C, spatial...), got ", dims_str(X.dims));
+    const bool maxlike = prm_.kind == Kind::kMax || prm_.kind == Kind::kGlobalMax;
+    return dispatch(X.dtype, maxlike ? kMaxTypes : kAvgTypes, "pooling input",
+                    [&]<typename T>(Tag<T>) -> Status {
+                      if constexpr (in_mask<T>(kMaxTypes | kAvgTypes)) {
+                        return is_global(prm_.kind) ? run_global<T>(ctx, X)
+                                                    : run_window<T>(ctx, X);
+                      } else {
+                        return invalid("dtype ", dtype_name(X.dtype), " is not supported");
+                      }
+                    });
+  }
+
+ private:
+  template <typename T>
+  Status run_window(KernelContext& ctx, const Tensor& X) const {
     const Dims in_sp(X.dims.begin() + 2, X.dims.end());
-    const bool global = kind_ == Kind::kGlobalMax || kind_ == Kind::kGlobalAverage;
-    if (global) return run_global(ctx, X, in_sp);
     if (in_sp.size() > 3) return invalid("pooling over more than 3 spatial dims is not supported");
     if (attrs_.kernel_shape.size() != in_sp.size())
       return invalid("kernel_shape ", dims_str(attrs_.kernel_shape), " does not match input ",
@@ -78,116 +201,58 @@ class PoolKernel final : public Kernel {
     CPU_ASSIGN_OR_RETURN(Window w, plan_window(attrs_, in_sp, attrs_.kernel_shape));
     Dims y_dims = {X.dims[0], X.dims[1]};
     y_dims.insert(y_dims.end(), w.out.begin(), w.out.end());
-    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, y_dims));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, y_dims));
     Tensor* I = nullptr;
-    if (kind_ == Kind::kMax && ctx.has_output(1)) {
+    if (prm_.kind == Kind::kMax && ctx.has_output(1)) {
       CPU_ASSIGN_OR_RETURN(I, ctx.allocate_output(1, INFER_DTYPE_INT64, y_dims));
     }
     const Window3 g = to3(w);
     const int64_t planes = X.dims[0] * X.dims[1];
-    const int64_t in_n = g.in[0] * g.in[1] * g.in[2];
     const int64_t out_n = g.out[0] * g.out[1] * g.out[2];
-    const float* x = X.as<float>();
-    float* y = Y->mut<float>();
+    const T* x = X.as<T>();
+    T* y = Y->mut<T>();
     int64_t* idx = I ? I->mut<int64_t>() : nullptr;
-    const bool is_max = kind_ == Kind::kMax;
-    const bool include_pad = count_include_pad_;
-    ctx.parallel_for(
-        static_cast<size_t>(planes),
-        grain_for(static_cast<size_t>(out_n * g.k[0] * g.k[1] * g.k[2])),
-        [&](size_t p0, size_t p1) {
-          for (size_t p = p0; p < p1; ++p) {
-            const float* xp = x + static_cast<int64_t>(p) * in_n;
-            float* yp = y + static_cast<int64_t>(p) * out_n;
-            int64_t o = 0;
-            for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
-              const TapRange t0 =
-                  taps(o0 * g.s[0] - g.pb[0], g.k[0], g.d[0], g.in[0], g.pb[0], g.pe[0]);
-              for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
-                const TapRange t1 =
-                    taps(o1 * g.s[1] - g.pb[1], g.k[1], g.d[1], g.in[1], g.pb[1], g.pe[1]);
-                for (int64_t o2 = 0; o2 < g.out[2]; ++o2, ++o) {
-                  const int64_t st2 = o2 * g.s[2] - g.pb[2];
-                  const TapRange t2 = taps(st2, g.k[2], g.d[2], g.in[2], g.pb[2], g.pe[2]);
-                  float best = std::numeric_limits<float>::lowest();
-                  int64_t best_at = -1;
-                  double sum = 0;
-                  for (int64_t k0 = t0.lo; k0 < t0.hi; ++k0) {
-                    const int64_t i0 = o0 * g.s[0] - g.pb[0] + k0 * g.d[0];
-                    for (int64_t k1 = t1.lo; k1 < t1.hi; ++k1) {
-                      const int64_t i1 = o1 * g.s[1] - g.pb[1] + k1 * g.d[1];
-                      const int64_t row = (i0 * g.in[1] + i1) * g.in[2];
-                      for (int64_t k2 = t2.lo; k2 < t2.hi; ++k2) {
-                        const int64_t at = row + st2 + k2 * g.d[2];
-                        const float v = xp[at];
-                        if (is_max) {
-                          if (v > best || best_at < 0) {
-                            best = v;
-                            best_at = at;
-                          }
-                        } else {
-                          sum += v;
-                        }
-                      }
-                    }
-                  }
-                  if (is_max) {
-                    yp[o] = best;
-                    if (idx)
-                      idx[static_cast<int64_t>(p) * out_n + o] =
-                          static_cast<int64_t>(p) * in_n + std::max<int64_t>(best_at, 0);
-                  } else {
-                    const int64_t count = include_pad
-                                              ? t0.padded * t1.padded * t2.padded
-                                              : (t0.hi - t0.lo) * (t1.hi - t1.lo) * (t2.hi - t2.lo);
-                    yp[o] = static_cast<float>(sum / static_cast<double>(count));
-                  }
-                }
-              }
-            }
-          }
-        });
+    const PoolParams& prm = prm_;
+    ctx.parallel_for(static_cast<size_t>(planes),
+                     grain_for(static_cast<size_t>(out_n * g.k[0] * g.k[1] * g.k[2])),
+                     [&](size_t p0, size_t p1) { pool_planes<T>(prm, g, x, y, idx, p0, p1); });
     return Status::ok();
   }
 
- private:
-  Status run_global(KernelContext& ctx, const Tensor& X, const Dims& in_sp) const {
+  template <typename T>
+  Status run_global(KernelContext& ctx, const Tensor& X) const {
     Dims y_dims = {X.dims[0], X.dims[1]};
     y_dims.resize(X.rank(), 1);
-    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, y_dims));
+    const int64_t n = sdk::element_count(X.dims.data() + 2, X.rank() - 2);
     const int64_t planes = X.dims[0] * X.dims[1];
-    const int64_t n = sdk::element_count(in_sp.data(), in_sp.size());
-    const float* x = X.as<float>();
-    float* y = Y->mut<float>();
-    const bool is_max = kind_ == Kind::kGlobalMax;
+    if (n == 0 && planes > 0) return invalid("global pooling over an empty input ", dims_str(X.dims));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, y_dims));
+    const T* x = X.as<T>();
+    T* y = Y->mut<T>();
+    const PoolParams& prm = prm_;
     ctx.parallel_for(static_cast<size_t>(planes), grain_for(static_cast<size_t>(n)),
-                     [&](size_t p0, size_t p1) {
-                       for (size_t p = p0; p < p1; ++p) {
-                         const float* xp = x + static_cast<int64_t>(p) * n;
-                         if (is_max) {
-                           float best = n > 0 ? xp[0] : std::numeric_limits<float>::lowest();
-                           for (int64_t i = 1; i < n; ++i) best = xp[i] > best ? xp[i] : best;
-                           y[p] = best;
-                         } else {
-                           double sum = 0;
-                           for (int64_t i = 0; i < n; ++i) sum += xp[i];
-                           y[p] = static_cast<float>(sum / static_cast<double>(n));
-                         }
-                       }
-                     });
+                     [&](size_t p0, size_t p1) { global_planes<T>(prm, n, x, y, p0, p1); });
     return Status::ok();
   }
 
-  Kind kind_;
+  PoolParams prm_;
   WindowAttrs attrs_;
-  bool count_include_pad_;
 };
 
 Kind kind_of(const char* op) {
   if (std::strcmp(op, "MaxPool") == 0) return Kind::kMax;
   if (std::strcmp(op, "AveragePool") == 0) return Kind::kAverage;
+  if (std::strcmp(op, "LpPool") == 0) return Kind::kLp;
   if (std::strcmp(op, "GlobalMaxPool") == 0) return Kind::kGlobalMax;
+  if (std::strcmp(op, "GlobalLpPool") == 0) return Kind::kGlobalLp;
   return Kind::kGlobalAverage;
+}
+
+// LpPool's p is an int from opset 2 (a float in the retired opset-1 version).
+double lp_exponent(const infer_node_view& n) {
+  const infer_attr_view* a = sdk::find_attr(&n, "p");
+  if (a == nullptr) return 2.0;
+  return a->type == INFER_ATTR_FLOAT ? a->f : static_cast<double>(a->i);
 }
 
 }  // namespace
@@ -196,9 +261,15 @@ Status pool_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
   const Kind kind = kind_of(node.op_type);
   const infer_value_view* x = node_input(node, 0);
+  const bool maxlike = kind == Kind::kMax || kind == Kind::kGlobalMax;
+  CPU_RETURN_IF_ERROR(check_dtype(node, x, maxlike ? kMaxTypes : kAvgTypes, "input 0"));
   if (x->rank >= 0 && x->rank < 3)
     return unsupported(node.op_type, " input rank ", x->rank, " < 3");
-  if (kind == Kind::kGlobalMax || kind == Kind::kGlobalAverage) return Status::ok();
+  if (kind == Kind::kLp || kind == Kind::kGlobalLp) {
+    const double p = lp_exponent(node);
+    if (!(p > 0)) return unsupported(node.op_type, " p must be > 0, got ", p);
+  }
+  if (is_global(kind)) return Status::ok();
   WindowAttrs a = read_window_attrs(node);
   if (a.kernel_shape.empty()) return unsupported(node.op_type, " requires kernel_shape");
   if (a.kernel_shape.size() > 3) return unsupported(node.op_type, " over more than 3 spatial dims");
@@ -206,19 +277,22 @@ Status pool_check(const infer_node_view& node) {
     return unsupported(node.op_type, " kernel_shape has ", a.kernel_shape.size(),
                        " values for input rank ", x->rank);
   if (kind == Kind::kMax) {
-    if (attr_i(node, "storage_order", 0) != 0 && node_output(node, 1) != nullptr)
-      return unsupported("MaxPool storage_order=1 with Indices output not supported");
+    const int64_t order = attr_i(node, "storage_order", 0);
+    if (order != 0 && order != 1)
+      return unsupported("MaxPool storage_order must be 0 or 1, got ", order);
   }
-  if (kind == Kind::kAverage && node.opset < 19 && !a.dilations.empty())
-    return unsupported("AveragePool dilations before opset 19");
   return check_window_attrs(node, a, static_cast<int64_t>(a.kernel_shape.size()));
 }
 
 Result<KernelPtr> pool_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
+  PoolParams prm;
+  prm.kind = kind_of(n.op_type);
+  prm.count_include_pad = attr_i(n, "count_include_pad", 0) != 0;
+  prm.column_major = attr_i(n, "storage_order", 0) == 1;
+  prm.p = lp_exponent(n);
   WindowAttrs a = read_window_attrs(n);
-  return KernelPtr(
-      new PoolKernel(kind_of(n.op_type), std::move(a), attr_i(n, "count_include_pad", 0) != 0));
+  return KernelPtr(new PoolKernel(prm, std::move(a)));
 }
 
 }  // namespace infer::cpu::kernels

@@ -1,28 +1,52 @@
-// ReduceSum / ReduceMean / ReduceMax / ReduceMin / ReduceProd. Axes come from the
-// `axes` attribute before the opset where they became an input (13 for ReduceSum, 18
-// for the others); keepdims and noop_with_empty_axes follow ONNX. Dims are grouped into
-// alternating runs of kept and reduced dims; each output element then walks its reduced
-// runs with an odometer and a tight innermost loop.
+// ReduceSum / ReduceMean / ReduceMax / ReduceMin / ReduceProd / ReduceL1 / ReduceL2 /
+// ReduceLogSum / ReduceLogSumExp / ReduceSumSquare. Axes come from the `axes` attribute
+// before the opset where they became an input (13 for ReduceSum, 18 for the others);
+// keepdims and noop_with_empty_axes follow ONNX. Dims are grouped into alternating runs
+// of kept and reduced dims; each output element then walks its reduced runs with an
+// odometer and a tight innermost loop.
+//
+// Floating-point inputs accumulate in double (16-bit floats are decoded first) and are
+// rounded once on store. Integer sums, products and squares wrap around like the
+// integer arithmetic of numpy; L2, LogSum and LogSumExp of integers are computed in
+// double and truncated (saturating) to the integer type. An empty reduction gives the
+// identity of the operation: 0 for sums, 1 for products, the lowest (highest) value for
+// Max (Min), -inf for LogSum and LogSumExp, NaN for the mean of floats.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kSum, kMean, kMax, kMin, kProd };
+enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+struct KindName {
+  const char* op;
+  Kind kind;
+};
+constexpr KindName kKinds[] = {
+    {"ReduceSum", Kind::kSum},
+    {"ReduceMean", Kind::kMean},
+    {"ReduceMax", Kind::kMax},
+    {"ReduceMin", Kind::kMin},
+    {"ReduceProd", Kind::kProd},
+    {"ReduceL1", Kind::kL1},
+    {"ReduceL2", Kind::kL2},
+    {"ReduceLogSum", Kind::kLogSum},
+    {"ReduceLogSumExp", Kind::kLogSumExp},
+    {"ReduceSumSquare", Kind::kSumSquare},
+};
 
 Kind kind_of(const char* op) {
-  if (std::strcmp(op, "ReduceSum") == 0) return Kind::kSum;
-  if (std::strcmp(op, "ReduceMean") == 0) return Kind::kMean;
-  if (std::strcmp(op, "ReduceMax") == 0) return Kind::kMax;
-  if (std::strcmp(op, "ReduceMin") == 0) return Kind::kMin;
-  return Kind::kProd;
+  for (const KindName& k : kKinds)
+    if (std::strcmp(k.op, op) == 0) return k.kind;
+  return Kind::kSum;
 }
 
 // The opset from which axes are an input rather than an attribute.
@@ -33,70 +57,166 @@ struct Runs {
   int64_t red_count = 1;
 };
 
+// Calls fn(element) for every input element reduced into the output element whose
+// first input element is at `base`.
+template <typename T, typename F>
+void visit(const T* x, int64_t base, const Runs& r, F&& fn) {
+  const size_t nr = r.red_sizes.size();
+  if (nr == 0) {
+    fn(x[base]);
+    return;
+  }
+  const int64_t inner_n = r.red_sizes[nr - 1];
+  const int64_t inner_s = r.red_strides[nr - 1];
+  if (inner_n == 0) return;
+  const int64_t outer_red = r.red_count / inner_n;
+  int64_t idx[32] = {};
+  for (int64_t q = 0; q < outer_red; ++q) {
+    int64_t off = base;
+    for (size_t d = 0; d + 1 < nr; ++d) off += idx[d] * r.red_strides[d];
+    const T* p = x + off;
+    for (int64_t i = 0; i < inner_n; ++i) fn(p[i * inner_s]);
+    for (size_t d = nr - 1; d-- > 0;) {  // advance the odometer over the outer runs
+      if (++idx[d] < r.red_sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// double -> integer type without undefined behaviour: NaN gives 0, out-of-range values
+// saturate.
+template <typename T>
+T saturate_int(double v) {
+  if (std::isnan(v)) return T(0);
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
+    return std::numeric_limits<T>::lowest();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+template <typename T>
+T from_double(double v) {
+  if constexpr (is_float_v<T>)
+    return from_compute<T>(static_cast<compute_t<T>>(v));
+  else
+    return saturate_int<T>(v);
+}
+
+template <typename T, Kind K>
+T reduce_one(const T* x, int64_t base, const Runs& r) {
+  using C = compute_t<T>;
+  constexpr bool kFloat = is_float_v<T>;
+  if constexpr (K == Kind::kMax || K == Kind::kMin) {
+    C acc;
+    if constexpr (kFloat)
+      acc = K == Kind::kMax ? -std::numeric_limits<C>::infinity()
+                            : std::numeric_limits<C>::infinity();
+    else
+      acc = K == Kind::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+    visit(x, base, r, [&](T raw) {
+      const C v = to_compute(raw);
+      if constexpr (kFloat) {
+        if (std::isnan(v) || std::isnan(acc)) {
+          acc = std::isnan(acc) ? acc : v;
+          return;
+        }
+      }
+      if (K == Kind::kMax ? v > acc : v < acc) acc = v;
+    });
+    return from_compute<T>(acc);
+  } else if constexpr (K == Kind::kLogSumExp) {
+    double mx = -INFINITY;
+    visit(x, base, r, [&](T raw) { mx = std::fmax(mx, static_cast<double>(to_compute(raw))); });
+    if (std::isinf(mx)) return from_double<T>(mx);  // empty, all -inf, or some +inf
+    double sum = 0;
+    visit(x, base, r, [&](T raw) { sum += std::exp(static_cast<double>(to_compute(raw)) - mx); });
+    return from_double<T>(mx + std::log(sum));
+  } else if constexpr (kFloat || K == Kind::kL2 || K == Kind::kLogSum) {
+    double acc = K == Kind::kProd ? 1.0 : 0.0;
+    visit(x, base, r, [&](T raw) {
+      const double v = static_cast<double>(to_compute(raw));
+      if constexpr (K == Kind::kProd)
+        acc *= v;
+      else if constexpr (K == Kind::kL1)
+        acc += std::fabs(v);
+      else if constexpr (K == Kind::kL2 || K == Kind::kSumSquare)
+        acc += v * v;
+      else
+        acc += v;
+    });
+    if constexpr (K == Kind::kMean) acc /= static_cast<double>(r.red_count);
+    if constexpr (K == Kind::kL2) acc = std::sqrt(acc);
+    if constexpr (K == Kind::kLogSum) acc = std::log(acc);
+    return from_double<T>(acc);
+  } else {
+    // Integers: wrap-around arithmetic in the unsigned 64-bit type, truncated on store.
+    using U = uint64_t;
+    U acc = K == Kind::kProd ? 1 : 0;
+    visit(x, base, r, [&](T raw) {
+      U v = static_cast<U>(static_cast<std::conditional_t<std::is_signed_v<T>, int64_t, U>>(raw));
+      if constexpr (K == Kind::kL1) {
+        if constexpr (std::is_signed_v<T>)
+          if (raw < 0) v = U(0) - v;
+      }
+      if constexpr (K == Kind::kProd)
+        acc *= v;
+      else if constexpr (K == Kind::kSumSquare)
+        acc += v * v;
+      else
+        acc += v;
+    });
+    if constexpr (K == Kind::kMean) {
+      if (r.red_count == 0) return T(0);
+      if constexpr (std::is_signed_v<T>)
+        return static_cast<T>(static_cast<int64_t>(acc) / r.red_count);
+      else
+        return static_cast<T>(acc / static_cast<U>(r.red_count));
+    }
+    return static_cast<T>(acc);
+  }
+}
+
 template <typename T, Kind K>
 void reduce_range(const T* x, const Runs& r, T* y, int64_t o0, int64_t o1) {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-  const size_t nk = r.kept_sizes.size(), nr = r.red_sizes.size();
-  const int64_t inner_n = nr ? r.red_sizes[nr - 1] : 1;
-  const int64_t inner_s = nr ? r.red_strides[nr - 1] : 0;
-  const int64_t outer_red = inner_n ? r.red_count / inner_n : 0;
-  int64_t idx[16];
+  const size_t nk = r.kept_sizes.size();
   for (int64_t o = o0; o < o1; ++o) {
     int64_t base = 0, rem = o;
     for (size_t d = nk; d-- > 0;) {
       base += (rem % r.kept_sizes[d]) * r.kept_strides[d];
       rem /= r.kept_sizes[d];
     }
-    Acc acc;
-    if constexpr (K == Kind::kMax)
-      acc = std::numeric_limits<T>::lowest();
-    else if constexpr (K == Kind::kMin)
-      acc = std::numeric_limits<T>::max();
-    else if constexpr (K == Kind::kProd)
-      acc = 1;
-    else
-      acc = 0;
-    for (size_t d = 0; d + 1 < nr; ++d) idx[d] = 0;
-    for (int64_t q = 0; q < outer_red; ++q) {
-      int64_t off = base;
-      for (size_t d = 0; d + 1 < nr; ++d) off += idx[d] * r.red_strides[d];
-      const T* p = x + off;
-      for (int64_t i = 0; i < inner_n; ++i) {
-        const T v = p[i * inner_s];
-        if constexpr (K == Kind::kMax) {
-          acc = (v > acc || std::isnan(static_cast<double>(v))) ? v : acc;
-        } else if constexpr (K == Kind::kMin) {
-          acc = (v < acc || std::isnan(static_cast<double>(v))) ? v : acc;
-        } else if constexpr (K == Kind::kProd) {
-          if constexpr (std::is_integral_v<T>)
-            acc = static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) *
-                                 static_cast<std::make_unsigned_t<T>>(v));
-          else
-            acc *= v;
-        } else {
-          if constexpr (std::is_integral_v<T>)
-            acc = static_cast<T>(static_cast<std::make_unsigned_t<T>>(acc) +
-                                 static_cast<std::make_unsigned_t<T>>(v));
-          else
-            acc += v;
-        }
-      }
-      if (nr > 1) {
-        for (size_t d = nr - 1; d-- > 0;) {  // advance the odometer over the outer runs
-          if (++idx[d] < r.red_sizes[d]) break;
-          idx[d] = 0;
-        }
-      }
-    }
-    if constexpr (K == Kind::kMean) {
-      if constexpr (std::is_floating_point_v<T>)
-        y[o] = static_cast<T>(acc / static_cast<double>(r.red_count));
-      else
-        y[o] = r.red_count ? static_cast<T>(acc / static_cast<T>(r.red_count)) : T(0);
-    } else {
-      y[o] = static_cast<T>(acc);
-    }
+    y[o] = reduce_one<T, K>(x, base, r);
   }
+}
+
+template <typename T>
+using RangeFn = void (*)(const T*, const Runs&, T*, int64_t, int64_t);
+
+template <typename T>
+RangeFn<T> range_fn(Kind k) {
+  switch (k) {
+    case Kind::kSum:
+      return &reduce_range<T, Kind::kSum>;
+    case Kind::kMean:
+      return &reduce_range<T, Kind::kMean>;
+    case Kind::kMax:
+      return &reduce_range<T, Kind::kMax>;
+    case Kind::kMin:
+      return &reduce_range<T, Kind::kMin>;
+    case Kind::kProd:
+      return &reduce_range<T, Kind::kProd>;
+    case Kind::kL1:
+      return &reduce_range<T, Kind::kL1>;
+    case Kind::kL2:
+      return &reduce_range<T, Kind::kL2>;
+    case Kind::kLogSum:
+      return &reduce_range<T, Kind::kLogSum>;
+    case Kind::kLogSumExp:
+      return &reduce_range<T, Kind::kLogSumExp>;
+    case Kind::kSumSquare:
+      return &reduce_range<T, Kind::kSumSquare>;
+  }
+  return nullptr;
 }
 
 class ReduceKernel final : public Kernel {
@@ -131,7 +251,6 @@ class ReduceKernel final : public Kernel {
       else if (keepdims_)
         out_dims.push_back(1);
     }
-    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, out_dims));
     // Group dims into runs of kept / reduced dims with their strides.
     Runs r;
     const Dims strides = strides_of(X.dims);
@@ -148,52 +267,23 @@ class ReduceKernel final : public Kernel {
       }
       if (reduced[d]) r.red_count *= X.dims[d];
     }
-    if (r.red_sizes.size() > 16) return internal("too many reduced runs");
-    const int64_t outputs = Y->numel();
-    switch (X.dtype) {
-      case INFER_DTYPE_FLOAT32:
-        return dispatch<float>(ctx, X, r, *Y, outputs);
-      case INFER_DTYPE_INT32:
-        return dispatch<int32_t>(ctx, X, r, *Y, outputs);
-      case INFER_DTYPE_INT64:
-        return dispatch<int64_t>(ctx, X, r, *Y, outputs);
-      default:
-        return invalid("dtype ", dtype_name(X.dtype), " not supported");
-    }
-  }
-
- private:
-  template <typename T>
-  Status dispatch(KernelContext& ctx, const Tensor& X, const Runs& r, const Tensor& Y,
-                  int64_t outputs) const {
-    const T* x = X.as<T>();
-    T* y = Y.mut<T>();
-    auto go = [&](auto fn) {
-      ctx.parallel_for(static_cast<size_t>(outputs), grain_for(static_cast<size_t>(r.red_count)),
+    if (r.red_sizes.size() > 32) return internal("too many reduced runs");
+    return dispatch(X.dtype, dtypes::kAllNum, "input", [&]<typename T>(Tag<T>) -> Status {
+      CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, out_dims));
+      const int64_t outputs = Y->numel();
+      const T* x = X.as<T>();
+      T* y = Y->mut<T>();
+      RangeFn<T> fn = range_fn<T>(kind_);
+      ctx.parallel_for(static_cast<size_t>(outputs),
+                       grain_for(static_cast<size_t>(std::max<int64_t>(r.red_count, 1))),
                        [&](size_t b, size_t e) {
                          fn(x, r, y, static_cast<int64_t>(b), static_cast<int64_t>(e));
                        });
-    };
-    switch (kind_) {
-      case Kind::kSum:
-        go(reduce_range<T, Kind::kSum>);
-        break;
-      case Kind::kMean:
-        go(reduce_range<T, Kind::kMean>);
-        break;
-      case Kind::kMax:
-        go(reduce_range<T, Kind::kMax>);
-        break;
-      case Kind::kMin:
-        go(reduce_range<T, Kind::kMin>);
-        break;
-      case Kind::kProd:
-        go(reduce_range<T, Kind::kProd>);
-        break;
-    }
-    return Status::ok();
+      return Status::ok();
+    });
   }
 
+ private:
   static Status identity(KernelContext& ctx, const Tensor& X) {
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
     if (X.bytes()) std::memcpy(Y->data, X.data, X.bytes());
@@ -212,6 +302,7 @@ Status reduce_check(const infer_node_view& node) {
   const Kind k = kind_of(node.op_type);
   const bool from_input = node.opset >= axes_input_opset(k);
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, from_input ? 2 : 1));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), dtypes::kAllNum, "the data"));
   if (from_input) CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), dtypes::kI64, "axes"));
   return Status::ok();
 }

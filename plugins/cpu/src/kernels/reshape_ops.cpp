@@ -1,7 +1,8 @@
-// Ops that keep the data and change only the shape: Reshape, Flatten, Squeeze,
-// Unsqueeze, Identity and Dropout (inference: identity, mask all true). Each computes
-// the output dims from the input shape (and shape/axes inputs) per run, then copies the
-// bytes: outputs never alias inputs, which keeps buffer lifetimes simple.
+// Ops that keep the data and change only the shape: Reshape (the shape attribute before
+// opset 5, an input from 5), Flatten, Squeeze, Unsqueeze and Identity. Each computes the
+// output dims from the input shape (and shape/axes inputs) per run, then copies the
+// bytes: outputs never alias inputs, which keeps buffer lifetimes simple. Dropout has its
+// own kernel (tensor_dropout.cpp).
 #include <algorithm>
 #include <cstring>
 
@@ -11,14 +12,13 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kReshape, kFlatten, kSqueeze, kUnsqueeze, kIdentity, kDropout };
+enum class Kind { kReshape, kFlatten, kSqueeze, kUnsqueeze, kIdentity };
 
 Kind kind_of(const char* op) {
   if (std::strcmp(op, "Reshape") == 0) return Kind::kReshape;
   if (std::strcmp(op, "Flatten") == 0) return Kind::kFlatten;
   if (std::strcmp(op, "Squeeze") == 0) return Kind::kSqueeze;
   if (std::strcmp(op, "Unsqueeze") == 0) return Kind::kUnsqueeze;
-  if (std::strcmp(op, "Dropout") == 0) return Kind::kDropout;
   return Kind::kIdentity;
 }
 
@@ -56,44 +56,18 @@ Result<Dims> reshape_dims(const Dims& in, const std::vector<int64_t>& shape, boo
 
 class ReshapeLikeKernel final : public Kernel {
  public:
-  ReshapeLikeKernel(Kind kind, int64_t opset, int64_t axis, Dims axes, bool allowzero,
-                    infer_dtype mask_dtype)
-      : kind_(kind),
-        opset_(opset),
-        axis_(axis),
-        axes_(std::move(axes)),
-        allowzero_(allowzero),
-        mask_dtype_(mask_dtype) {}
+  ReshapeLikeKernel(Kind kind, int64_t opset, int64_t axis, Dims axes, bool allowzero)
+      : kind_(kind), opset_(opset), axis_(axis), axes_(std::move(axes)), allowzero_(allowzero) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor& X = *ctx.input(0);
     CPU_ASSIGN_OR_RETURN(Dims out, output_dims(ctx, X));
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, out));
     if (X.bytes()) std::memcpy(Y->data, X.data, X.bytes());
-    if (kind_ == Kind::kDropout && ctx.has_output(1)) {
-      CPU_ASSIGN_OR_RETURN(Tensor * M, ctx.allocate_output(1, mask_dtype_, X.dims));
-      CPU_RETURN_IF_ERROR(fill_ones(*M));
-    }
     return Status::ok();
   }
 
  private:
-  // The mask of an inference-mode Dropout keeps every element.
-  static Status fill_ones(const Tensor& m) {
-    const int64_t n = m.numel();
-    switch (m.dtype) {
-      case INFER_DTYPE_BOOL:
-        std::memset(m.data, 1, static_cast<size_t>(n));
-        break;
-      case INFER_DTYPE_FLOAT32:
-        std::fill(m.mut<float>(), m.mut<float>() + n, 1.0f);
-        break;
-      default:
-        return invalid("Dropout mask dtype ", dtype_name(m.dtype), " not supported");
-    }
-    return Status::ok();
-  }
-
   Result<Dims> axes_from(const KernelContext& ctx) const {
     if (opset_ >= 13) {
       if (ctx.input(1) == nullptr) return Dims{};
@@ -106,6 +80,8 @@ class ReshapeLikeKernel final : public Kernel {
     const int64_t rank = static_cast<int64_t>(X.rank());
     switch (kind_) {
       case Kind::kReshape: {
+        // Before opset 5 the shape is an attribute (kept in axes_).
+        if (opset_ < 5) return reshape_dims(X.dims, axes_, false);
         if (ctx.input(1) == nullptr) return invalid("the shape input is required");
         CPU_ASSIGN_OR_RETURN(std::vector<int64_t> shape, read_int_list(*ctx.input(1), "shape"));
         return reshape_dims(X.dims, shape, allowzero_);
@@ -150,12 +126,6 @@ class ReshapeLikeKernel final : public Kernel {
         for (int64_t d = 0; d < out_rank; ++d) out.push_back(inserted[d] ? 1 : X.dims[next++]);
         return out;
       }
-      case Kind::kDropout: {
-        const Tensor* training = ctx.input(2);
-        if (training != nullptr && training->numel() == 1 && *training->as<uint8_t>() != 0)
-          return invalid("training_mode=true is not supported (inference only)");
-        return X.dims;
-      }
       case Kind::kIdentity:
         return X.dims;
     }
@@ -167,23 +137,25 @@ class ReshapeLikeKernel final : public Kernel {
   int64_t axis_;
   Dims axes_;
   bool allowzero_;
-  infer_dtype mask_dtype_;
 };
 
 Result<KernelPtr> create_kind(const KernelInit& init) {
   const infer_node_view& n = *init.node;
   const Kind k = kind_of(n.op_type);
-  infer_dtype mask = n.opset >= 10 ? INFER_DTYPE_BOOL : INFER_DTYPE_FLOAT32;
-  if (const infer_value_view* m = node_output(n, 1);
-      m != nullptr && m->dtype != INFER_DTYPE_UNDEFINED)
-    mask = m->dtype;
-  return KernelPtr(new ReshapeLikeKernel(k, n.opset, attr_i(n, "axis", 1), attr_ints(n, "axes"),
-                                         attr_i(n, "allowzero", 0) != 0, mask));
+  const char* list_attr = k == Kind::kReshape ? "shape" : "axes";
+  return KernelPtr(new ReshapeLikeKernel(k, n.opset, attr_i(n, "axis", 1), attr_ints(n, list_attr),
+                                         attr_i(n, "allowzero", 0) != 0));
 }
 
 }  // namespace
 
 Status reshape_check(const infer_node_view& node) {
+  if (node.opset < 5) {
+    CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
+    if (!has_attr(node, "shape"))
+      return unsupported("Reshape requires the shape attribute before opset 5");
+    return Status::ok();
+  }
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
   return check_dtype(node, node_input(node, 1), dtypes::kI64, "the shape");
 }
@@ -205,23 +177,7 @@ Status squeeze_check(const infer_node_view& node) {
 }
 Result<KernelPtr> squeeze_create(const KernelInit& init) { return create_kind(init); }
 
-Status identity_check(const infer_node_view& node) {
-  if (kind_of(node.op_type) != Kind::kDropout) return check_input_count(node, 1, 1);
-  CPU_RETURN_IF_ERROR(check_input_count(node, 1, node.opset >= 12 ? 3 : 1));
-  if (node.opset < 7) return unsupported("Dropout before opset 7");
-  const infer_value_view* training = node_input(node, 2);
-  if (training != nullptr) {
-    CPU_RETURN_IF_ERROR(check_dtype(node, training, dtypes::kBool, "training_mode"));
-    if (is_const(training) && training->const_size >= 1 &&
-        *static_cast<const uint8_t*>(training->const_data) != 0)
-      return unsupported("Dropout training_mode=true not supported");
-  }
-  const infer_value_view* mask = node_output(node, 1);
-  if (mask != nullptr && mask->dtype != INFER_DTYPE_UNDEFINED && mask->dtype != INFER_DTYPE_BOOL &&
-      mask->dtype != INFER_DTYPE_FLOAT32)
-    return unsupported("Dropout mask dtype ", dtype_name(mask->dtype), " not supported");
-  return Status::ok();
-}
+Status identity_check(const infer_node_view& node) { return check_input_count(node, 1, 1); }
 Result<KernelPtr> identity_create(const KernelInit& init) { return create_kind(init); }
 
 }  // namespace infer::cpu::kernels

@@ -1,5 +1,6 @@
 // Shape: the input's dims as an int64 tensor, sliced by start/end from opset 15
-// (negative values count from the end, out-of-range ones are clamped).
+// (negative values count from the end, out-of-range ones are clamped). Size: the input's
+// element count as an int64 scalar.
 #include <algorithm>
 #include <cstring>
 
@@ -30,7 +31,20 @@ class ShapeKernel final : public Kernel {
   bool has_end_;
 };
 
+class SizeKernel final : public Kernel {
+ public:
+  Status run(KernelContext& ctx) const override {
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_INT64, Dims{}));
+    *Y->mut<int64_t>() = ctx.input(0)->numel();
+    return Status::ok();
+  }
+};
+
 }  // namespace
+
+Status size_check(const infer_node_view& node) { return check_input_count(node, 1, 1); }
+
+Result<KernelPtr> size_create(const KernelInit&) { return KernelPtr(new SizeKernel()); }
 
 Status shape_check(const infer_node_view& node) { return check_input_count(node, 1, 1); }
 

@@ -59,6 +59,8 @@ class SliceKernel final : public Kernel {
         b = std::clamp<int64_t>(b, 0, dim);
         e = std::clamp<int64_t>(e, 0, dim);
         count = e > b ? (e - b + s - 1) / s : 0;
+      } else if (dim == 0) {
+        count = 0;  // Nothing to take (and [0, dim - 1] would be an empty clamp range).
       } else {
         b = std::clamp<int64_t>(b, 0, dim - 1);
         e = std::clamp<int64_t>(e, -1, dim - 1);

@@ -1,23 +1,75 @@
-// Softmax and LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis`
+// Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to 2-D at `axis`
 // (default 1) and normalized over the flattened trailing block; from opset 13 the
 // normalization runs along the single dim `axis` (default -1). Both reduce to: for each
 // (outer, inner) position, normalize the `n` elements spaced `inner` apart.
+// Half-precision inputs are computed in float and rounded once on store; the sum of
+// exponentials is accumulated in double so long rows keep their precision.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
+#include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "nn_util.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
 
+enum class Mode { kSoftmax, kLogSoftmax, kHardmax };
+
+template <typename T>
+void normalize_row(const T* xr, T* yr, int64_t n, int64_t inner, Mode mode) {
+  using C = compute_t<T>;
+  if (mode == Mode::kHardmax) {
+    // The first occurrence of the maximum gets the 1 (a NaN never compares greater).
+    int64_t best = 0;
+    C mx = to_compute(xr[0]);
+    for (int64_t k = 1; k < n; ++k) {
+      const C v = to_compute(xr[k * inner]);
+      if (v > mx) {
+        mx = v;
+        best = k;
+      }
+    }
+    for (int64_t k = 0; k < n; ++k) yr[k * inner] = from_compute<T>(C(k == best ? 1 : 0));
+    return;
+  }
+  C mx = -INFINITY;
+  for (int64_t k = 0; k < n; ++k) mx = std::fmax(mx, to_compute(xr[k * inner]));
+  if (std::isinf(mx) && mx < 0) mx = 0;  // every element -inf: avoid (-inf) - (-inf)
+  double sum = 0;
+  if constexpr (std::is_same_v<T, C>) {
+    // Full-precision types keep the exponentials in the output and scale them after.
+    for (int64_t k = 0; k < n; ++k) {
+      const C e = std::exp(xr[k * inner] - mx);
+      if (mode == Mode::kSoftmax) yr[k * inner] = e;
+      sum += static_cast<double>(e);
+    }
+  } else {
+    for (int64_t k = 0; k < n; ++k)
+      sum += static_cast<double>(std::exp(to_compute(xr[k * inner]) - mx));
+  }
+  if (mode == Mode::kLogSoftmax) {
+    const C ls = static_cast<C>(std::log(sum));
+    for (int64_t k = 0; k < n; ++k)
+      yr[k * inner] = from_compute<T>(to_compute(xr[k * inner]) - mx - ls);
+  } else if constexpr (std::is_same_v<T, C>) {
+    const C inv = static_cast<C>(1.0 / sum);
+    for (int64_t k = 0; k < n; ++k) yr[k * inner] *= inv;
+  } else {
+    const C inv = static_cast<C>(1.0 / sum);
+    for (int64_t k = 0; k < n; ++k)
+      yr[k * inner] = from_compute<T>(std::exp(to_compute(xr[k * inner]) - mx) * inv);
+  }
+}
+
 class SoftmaxKernel final : public Kernel {
  public:
-  SoftmaxKernel(bool log, bool legacy, int64_t axis) : log_(log), legacy_(legacy), axis_(axis) {}
+  SoftmaxKernel(Mode mode, bool legacy, int64_t axis) : mode_(mode), legacy_(legacy), axis_(axis) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor& X = *ctx.input(0);
-    if (X.dtype != INFER_DTYPE_FLOAT32) return invalid("only float32 is supported");
     const int64_t rank = static_cast<int64_t>(X.rank());
     int64_t outer = 1, n = 1, inner = 1;
     if (rank == 0) {
@@ -32,51 +84,45 @@ class SoftmaxKernel final : public Kernel {
         for (int64_t d = axis + 1; d < rank; ++d) inner *= X.dims[d];
       }
     }
-    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, X.dims));
-    const float* x = X.as<float>();
-    float* y = Y->mut<float>();
-    const bool log = log_;
-    ctx.parallel_for(static_cast<size_t>(outer * inner), grain_for(static_cast<size_t>(n) * 4),
-                     [&](size_t r0, size_t r1) {
-                       for (size_t r = r0; r < r1; ++r) {
-                         const int64_t o = static_cast<int64_t>(r) / inner,
-                                       i = static_cast<int64_t>(r) % inner;
-                         const float* xr = x + o * n * inner + i;
-                         float* yr = y + o * n * inner + i;
-                         float mx = -INFINITY;
-                         for (int64_t k = 0; k < n; ++k) mx = std::fmax(mx, xr[k * inner]);
-                         double sum = 0;
-                         for (int64_t k = 0; k < n; ++k) {
-                           const float e = std::exp(xr[k * inner] - mx);
-                           if (!log) yr[k * inner] = e;
-                           sum += e;
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
+    if (Y->numel() == 0) return Status::ok();
+    const Mode mode = mode_;
+    return dispatch_float(X.dtype, "input", [&]<typename T>(Tag<T>) -> Status {
+      const T* x = X.as<T>();
+      T* y = Y->mut<T>();
+      ctx.parallel_for(static_cast<size_t>(outer * inner), grain_for(static_cast<size_t>(n) * 4),
+                       [&](size_t r0, size_t r1) {
+                         for (size_t r = r0; r < r1; ++r) {
+                           const int64_t o = static_cast<int64_t>(r) / inner,
+                                         i = static_cast<int64_t>(r) % inner;
+                           normalize_row(x + o * n * inner + i, y + o * n * inner + i, n, inner,
+                                         mode);
                          }
-                         if (log) {
-                           const float ls = static_cast<float>(std::log(sum));
-                           for (int64_t k = 0; k < n; ++k) yr[k * inner] = xr[k * inner] - mx - ls;
-                         } else {
-                           const float inv = static_cast<float>(1.0 / sum);
-                           for (int64_t k = 0; k < n; ++k) yr[k * inner] *= inv;
-                         }
-                       }
-                     });
-    return Status::ok();
+                       });
+      return Status::ok();
+    });
   }
 
  private:
-  bool log_, legacy_;
+  Mode mode_;
+  bool legacy_;
   int64_t axis_;
 };
 
 }  // namespace
 
-Status softmax_check(const infer_node_view& node) { return check_input_count(node, 1, 1); }
+Status softmax_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
+  return check_dtype(node, node_input(node, 0), dtypes::kAllFloat, "the input");
+}
 
 Result<KernelPtr> softmax_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
   const bool legacy = n.opset < 13;
-  return KernelPtr(new SoftmaxKernel(std::strcmp(n.op_type, "LogSoftmax") == 0, legacy,
-                                     attr_i(n, "axis", legacy ? 1 : -1)));
+  const Mode mode = std::strcmp(n.op_type, "LogSoftmax") == 0 ? Mode::kLogSoftmax
+                    : std::strcmp(n.op_type, "Hardmax") == 0  ? Mode::kHardmax
+                                                              : Mode::kSoftmax;
+  return KernelPtr(new SoftmaxKernel(mode, legacy, attr_i(n, "axis", legacy ? 1 : -1)));
 }
 
 }  // namespace infer::cpu::kernels

@@ -93,4 +93,21 @@ Result<Window> plan_window(const WindowAttrs& a, const Dims& in, const Dims& ker
   return w;
 }
 
+Result<std::vector<double>> read_float_list(const Tensor& t, const char* what) {
+  if (t.rank() > 1) return invalid(what, " must be 1-D, got shape ", dims_str(t.dims));
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  Status st = dispatch(t.dtype, dtypes::kF32 | dtypes::kF64 | dtypes::kF16, what,
+                       [&]<typename T>(Tag<T>) -> Status {
+                         if constexpr (is_float_v<T>) {
+                           for (size_t i = 0; i < out.size(); ++i) out[i] = to_double(t.as<T>()[i]);
+                           return Status::ok();
+                         } else {
+                           return Status::ok();
+                         }
+                       });
+  if (!st.is_ok())
+    return invalid(what, " must be float16, float32 or float64, got ", dtype_name(t.dtype));
+  return out;
+}
+
 }  // namespace infer::cpu

@@ -1,0 +1,112 @@
+// Pow(X, Y) with numpy broadcasting. From opset 12 the exponent may have any numeric
+// dtype, independent of the base's; the output has the base's dtype. Results follow numpy
+// computing in the promoted type and casting back: float32 (or narrower) bases with
+// float32 (or narrower) exponents use powf, other float mixes use double; integer bases
+// with integer exponents use exact wrapping integer powers; integer bases with float
+// exponents use double and truncate (saturating) back to the integer type.
+#include <cmath>
+#include <type_traits>
+
+#include "../node_util.hpp"
+#include "math_common.hpp"
+#include "math_legacy_broadcast.hpp"
+
+namespace infer::cpu::kernels {
+namespace {
+
+constexpr uint32_t kBaseMask = dtypes::kAllFloat | dtypes::kI32 | dtypes::kI64;
+constexpr uint32_t kExponentMask = dtypes::kAllNum;
+
+// Integer power by squaring, wrapping on overflow. Negative exponents give the integer
+// part of the true result (1 or -1 for bases 1 and -1, else 0) instead of numpy's error.
+template <typename T, typename E>
+T int_pow(T base, E e) {
+  uint64_t n;
+  if constexpr (std::is_signed_v<E>) {
+    if (e < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (e & 1) ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  n = static_cast<uint64_t>(e);
+  T result = 1;
+  while (n > 0) {
+    if (n & 1) result = math::wrap_mul(result, base);
+    base = math::wrap_mul(base, base);
+    n >>= 1;
+  }
+  return result;
+}
+
+template <typename TA, typename TB>
+TA pow_value(TA a, TB b) {
+  if constexpr (is_float_v<TA>) {
+    using CA = compute_t<TA>;
+    if constexpr (std::is_same_v<CA, float> && std::is_same_v<compute_t<TB>, float>) {
+      return from_compute<TA>(std::pow(to_compute(a), to_compute(b)));
+    } else {
+      const double r =
+          std::pow(static_cast<double>(to_compute(a)), static_cast<double>(to_compute(b)));
+      return from_compute<TA>(static_cast<CA>(r));
+    }
+  } else if constexpr (std::is_integral_v<TB>) {
+    return int_pow<TA, TB>(a, b);
+  } else {
+    const double r = std::pow(static_cast<double>(a), static_cast<double>(to_compute(b)));
+    return math::saturate_cast<TA>(r);
+  }
+}
+
+class PowKernel final : public Kernel {
+ public:
+  explicit PowKernel(math::LegacyBroadcast legacy) : legacy_(legacy) {}
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor* A = ctx.input(0);
+    const Tensor* B = ctx.input(1);
+    if (A == nullptr || B == nullptr) return invalid("two inputs are required");
+    Tensor b = *B;
+    math::OutSpec out;
+    CPU_RETURN_IF_ERROR(legacy_.apply(*A, &b, &out));
+    return dispatch(A->dtype, kBaseMask, "Pow base", [&]<typename TA>(Tag<TA>) -> Status {
+      if constexpr (math::in_mask<TA>(kBaseMask)) {
+        return dispatch(b.dtype, kExponentMask, "Pow exponent",
+                        [&]<typename TB>(Tag<TB>) -> Status {
+                          if constexpr (math::in_mask<TB>(kExponentMask)) {
+                            return math::binary_loop<TA, TB, TA>(ctx, *A, b, A->dtype,
+                                                                 pow_value<TA, TB>, out);
+                          } else {
+                            return internal("Pow exponent dtype");
+                          }
+                        });
+      } else {
+        return internal("Pow base dtype");
+      }
+    });
+  }
+
+ private:
+  math::LegacyBroadcast legacy_;
+};
+
+}  // namespace
+
+Status pow_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kBaseMask, "the base"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), kExponentMask, "the exponent"));
+  // Before opset 12 the exponent has the base's dtype.
+  const infer_value_view* a = node_input(node, 0);
+  const infer_value_view* b = node_input(node, 1);
+  if (node.opset < 12 && a->dtype != b->dtype)
+    return unsupported("Pow before opset 12 needs the same dtype for base and exponent, got ",
+                       dtype_name(a->dtype), " and ", dtype_name(b->dtype));
+  return Status::ok();
+}
+
+Result<KernelPtr> pow_create(const KernelInit& init) {
+  return KernelPtr(new PowKernel(math::LegacyBroadcast::from_node(*init.node)));
+}
+
+}  // namespace infer::cpu::kernels

@@ -1,0 +1,143 @@
+// Variadic elementwise ops over 1..N inputs with numpy broadcasting (from opset 8; the
+// older versions required equal shapes, which broadcasting accepts too): Max, Min, Sum,
+// Mean. The output takes the broadcast of every input's shape; it starts as op(in0, in1)
+// (or a copy of a single input) and folds the remaining inputs in place. Max and Min
+// propagate NaN like numpy's maximum/minimum.
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "../node_util.hpp"
+#include "math_common.hpp"
+
+namespace infer::cpu::kernels {
+namespace {
+
+enum class Op { kMax, kMin, kSum, kMean };
+
+struct OpInfo {
+  const char* name;
+  Op op;
+  uint32_t mask;
+};
+constexpr OpInfo kOps[] = {
+    {"Max", Op::kMax, dtypes::kAllNum},
+    {"Min", Op::kMin, dtypes::kAllNum},
+    {"Sum", Op::kSum, dtypes::kAllNum},
+    {"Mean", Op::kMean, dtypes::kAllFloat},
+};
+
+const OpInfo* lookup(const char* name) {
+  for (const auto& o : kOps)
+    if (std::strcmp(o.name, name) == 0) return &o;
+  return nullptr;
+}
+
+template <typename C>
+bool either_nan(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>)
+    return std::isnan(a) || std::isnan(b);
+  else
+    return false;
+}
+
+// The pairwise step of each op on storage type T.
+template <typename T>
+auto step_fn(Op op) {
+  using C = compute_t<T>;
+  using Fn = T (*)(T, T);
+  Fn f = nullptr;
+  switch (op) {
+    case Op::kMax:
+      f = [](T x, T y) -> T {
+        const C a = to_compute(x), b = to_compute(y);
+        return from_compute<T>(either_nan(a, b) ? a + b : (a < b ? b : a));
+      };
+      break;
+    case Op::kMin:
+      f = [](T x, T y) -> T {
+        const C a = to_compute(x), b = to_compute(y);
+        return from_compute<T>(either_nan(a, b) ? a + b : (b < a ? b : a));
+      };
+      break;
+    case Op::kSum:
+    case Op::kMean:
+      f = [](T x, T y) -> T { return from_compute<T>(math::wrap_add(to_compute(x), to_compute(y))); };
+      break;
+  }
+  return f;
+}
+
+class VariadicKernel final : public Kernel {
+ public:
+  explicit VariadicKernel(const OpInfo* op) : op_(op) {}
+
+  Status run(KernelContext& ctx) const override {
+    std::vector<const Tensor*> ins;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i)
+      if (ctx.input(i) != nullptr) ins.push_back(ctx.input(i));
+    if (ins.empty()) return invalid("at least one input is required");
+    std::vector<const Dims*> shapes;
+    for (const Tensor* t : ins) {
+      if (t->dtype != ins[0]->dtype)
+        return invalid("input dtypes differ: ", dtype_name(ins[0]->dtype), " and ",
+                       dtype_name(t->dtype));
+      shapes.push_back(&t->dims);
+    }
+    CPU_ASSIGN_OR_RETURN(Dims out_dims, broadcast_shapes(shapes));
+    return dispatch(ins[0]->dtype, op_->mask, op_->name, [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (math::in_mask<T>(dtypes::kAllNum)) {
+        CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, ins[0]->dtype, out_dims));
+        const auto f = step_fn<T>(op_->op);
+        const math::OutSpec into{nullptr, Y};
+        if (ins.size() == 1) {
+          CPU_RETURN_IF_ERROR(math::broadcast_copy<T>(ctx, *ins[0], Y));
+        } else {
+          CPU_RETURN_IF_ERROR((math::binary_loop<T, T, T>(ctx, *ins[0], *ins[1], Y->dtype, f, into)));
+        }
+        for (size_t i = 2; i < ins.size(); ++i)
+          CPU_RETURN_IF_ERROR((math::binary_loop<T, T, T>(ctx, *Y, *ins[i], Y->dtype, f, into)));
+        if constexpr (is_float_v<T>) {
+          if (op_->op == Op::kMean) {
+            using C = compute_t<T>;
+            const C n = static_cast<C>(ins.size());
+            T* y = Y->mut<T>();
+            for (int64_t i = 0, total = Y->numel(); i < total; ++i)
+              y[i] = from_compute<T>(to_compute(y[i]) / n);
+          }
+        }
+        return Status::ok();
+      } else {
+        return internal(op_->name, ": dtype ", dtype_name(ins[0]->dtype));
+      }
+    });
+  }
+
+ private:
+  const OpInfo* op_;
+};
+
+}  // namespace
+
+Status variadic_check(const infer_node_view& node) {
+  const OpInfo* op = lookup(node.op_type);
+  if (op == nullptr) return unsupported("no variadic kernel for ", node.op_type);
+  CPU_RETURN_IF_ERROR(check_input_count(node, 1, 4096));
+  const infer_value_view* a = node_input(node, 0);
+  CPU_RETURN_IF_ERROR(check_dtype(node, a, op->mask, "input 0"));
+  for (size_t i = 1; i < node.num_inputs; ++i) {
+    const infer_value_view* b = node.inputs[i];
+    if (a && b && a->dtype != b->dtype)
+      return unsupported(node.op_type, " inputs have different dtypes ", dtype_name(a->dtype),
+                         " and ", dtype_name(b->dtype));
+  }
+  return Status::ok();
+}
+
+Result<KernelPtr> variadic_create(const KernelInit& init) {
+  const OpInfo* op = lookup(init.node->op_type);
+  if (op == nullptr) return internal("no variadic kernel for ", init.node->op_type);
+  return KernelPtr(new VariadicKernel(op));
+}
+
+}  // namespace infer::cpu::kernels

@@ -1,0 +1,109 @@
+// What the quantized ops share: reading scales and zero points, rounding half to even
+// with saturation, and the integer matrix product they reduce to.
+//
+// Integer accumulators wrap modulo 2^32 like ONNX Runtime's int32 accumulation, but the
+// sums are done in uint32_t so that a (pathological) overflow is defined behaviour.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "../dispatch.hpp"
+#include "../kernel.hpp"
+#include "../node_util.hpp"
+
+namespace infer::cpu::quant {
+
+constexpr uint32_t kU8 = dtype_bit(INFER_DTYPE_UINT8);
+constexpr uint32_t kI8 = dtype_bit(INFER_DTYPE_INT8);
+constexpr uint32_t kU16 = dtype_bit(INFER_DTYPE_UINT16);
+constexpr uint32_t kI16 = dtype_bit(INFER_DTYPE_INT16);
+// 8-bit storage of the integer ops (MatMulInteger, ConvInteger, QLinear*).
+constexpr uint32_t k8Bit = kU8 | kI8;
+// Storage types QuantizeLinear writes and DequantizeLinear reads (16-bit ones from 21).
+constexpr uint32_t kQuantized = kU8 | kI8 | kU16 | kI16;
+// Scale types (float16/bfloat16 from opset 19).
+constexpr uint32_t kScale = dtypes::kF32 | dtypes::kF16 | dtypes::kBF16;
+
+// Rounds v half to even and saturates it to Q's range after adding the zero point. NaN
+// quantizes to the zero point. F is float, or double for int32 inputs.
+template <typename Q, typename F>
+inline Q saturate_round(F v, int32_t zero_point) {
+  const F r = std::isnan(v) ? F(0) : std::nearbyint(v);
+  const F lo = static_cast<F>(std::numeric_limits<Q>::min());
+  const F hi = static_cast<F>(std::numeric_limits<Q>::max());
+  const F q = std::min(hi, std::max(lo, r + static_cast<F>(zero_point)));
+  return static_cast<Q>(q);
+}
+
+// The values of a float32/float16/bfloat16 tensor as float.
+Result<std::vector<float>> read_floats(const Tensor& t, const char* what);
+// The values of an integer tensor (8/16/32-bit) as int32.
+Result<std::vector<int32_t>> read_ints(const Tensor& t, const char* what);
+
+// Spreads a quantization parameter of a matrix operand (promoted to at least 2-D:
+// [...batch, rows, cols]) over that operand's batch entries and the dim it varies along:
+// vary_dim = -2 for per-row (A of a product: one value per batch entry and row), -1 for
+// per-column (B: one value per batch entry and column). The parameter may be a single
+// value, a 1-D tensor as long as that dim, or the operand's shape with the other matrix
+// dim 1. `what` names the parameter in errors.
+template <typename V>
+Result<std::vector<V>> expand_matrix_param(const std::vector<V>& vals, const Dims& param_dims,
+                                           const Dims& operand, int vary_dim, const char* what) {
+  const size_t r = operand.size();
+  const int64_t vary = operand[r - (vary_dim == -2 ? 2 : 1)];
+  int64_t batch = 1;
+  for (size_t i = 0; i + 2 < r; ++i) batch *= operand[i];
+  Dims own = operand;
+  own[r - (vary_dim == -2 ? 1 : 2)] = 1;
+  std::vector<V> out(static_cast<size_t>(batch * vary));
+  if (vals.size() == 1) {
+    std::fill(out.begin(), out.end(), vals[0]);
+  } else if (param_dims.size() == 1 && param_dims[0] == vary) {
+    for (int64_t b = 0; b < batch; ++b) std::copy(vals.begin(), vals.end(), out.begin() + b * vary);
+  } else if (param_dims == own) {
+    out = vals;
+  } else {
+    return invalid(what, " has shape ", dims_str(param_dims), ", expected a scalar, [", vary,
+                   "] or ", dims_str(own));
+  }
+  return out;
+}
+
+// Converts an 8-bit operand to int32 with its zero point subtracted. `zp_of(i)` gives
+// the zero point of element i.
+template <typename Z>
+Status to_int32(const Tensor& t, std::vector<int32_t>* out, Z&& zp_of) {
+  const int64_t n = t.numel();
+  out->resize(static_cast<size_t>(n));
+  if (t.dtype == INFER_DTYPE_UINT8) {
+    const uint8_t* p = t.as<uint8_t>();
+    for (int64_t i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = int32_t{p[i]} - zp_of(i);
+  } else if (t.dtype == INFER_DTYPE_INT8) {
+    const int8_t* p = t.as<int8_t>();
+    for (int64_t i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = int32_t{p[i]} - zp_of(i);
+  } else {
+    return invalid("expected uint8 or int8, got ", dtype_name(t.dtype));
+  }
+  return Status::ok();
+}
+
+// acc[M, N] += A[M, K] * B[K, N] on zero-point-free int32 operands, wrapping modulo 2^32.
+inline void int_gemm(int64_t M, int64_t N, int64_t K, const int32_t* A, int64_t lda,
+                     const int32_t* B, int64_t ldb, uint32_t* acc, int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i) {
+    uint32_t* __restrict c = acc + i * ldc;
+    for (int64_t k = 0; k < K; ++k) {
+      const int32_t a = A[i * lda + k];
+      if (a == 0) continue;
+      const uint32_t ua = static_cast<uint32_t>(a);
+      const int32_t* __restrict b = B + k * ldb;
+      for (int64_t j = 0; j < N; ++j) c[j] += ua * static_cast<uint32_t>(b[j]);
+    }
+  }
+}
+
+}  // namespace infer::cpu::quant

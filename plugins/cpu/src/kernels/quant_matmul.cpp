@@ -1,0 +1,211 @@
+// MatMulInteger (opsets 10-21) and QLinearMatMul (opsets 10-21) over uint8/int8
+// operands, with MatMul's numpy semantics (1-D operands promoted, batch dims broadcast):
+//   MatMulInteger: y = (A - a_zero_point) * (B - b_zero_point) in int32
+//   QLinearMatMul: acc as above, then
+//                  y = saturate(round_half_even(acc * a_scale * b_scale / y_scale) + y_zero_point)
+// Zero points and scales of A (and y) are per tensor or per row of A; those of B per
+// tensor or per column of B (a 1-D tensor of that length, or the operand's shape with the
+// other matrix dim 1).
+#include "quant_common.hpp"
+
+namespace infer::cpu::kernels {
+namespace {
+
+using namespace quant;  // NOLINT: short names for the helpers
+
+// The int32 product of two zero-point-shifted operands, with what requantization needs
+// to find each output's parameters.
+struct IntProduct {
+  Dims out_dims;
+  Dims a_dims, b_dims;  // operands promoted to at least 2-D
+  int64_t M = 0, N = 0, K = 0, batches = 0;
+  std::vector<int64_t> a_batch, b_batch;  // per output batch: the operands' batch index
+  std::vector<uint32_t> acc;              // [batches, M, N], wrapped modulo 2^32
+};
+
+Status check_zero_point_type(const Tensor* zp, const Tensor& operand, const char* zname,
+                             const char* oname) {
+  if (zp != nullptr && zp->dtype != operand.dtype)
+    return invalid(zname, " is ", dtype_name(zp->dtype), " but ", oname, " is ",
+                   dtype_name(operand.dtype), ": they must be the same type");
+  return Status::ok();
+}
+
+Result<std::vector<int32_t>> zero_points(const Tensor* zp, const Dims& operand, int vary_dim,
+                                         const char* what) {
+  std::vector<int32_t> vals = {0};
+  Dims dims;
+  if (zp != nullptr) {
+    CPU_ASSIGN_OR_RETURN(vals, read_ints(*zp, what));
+    dims = zp->dims;
+  }
+  return expand_matrix_param(vals, dims, operand, vary_dim, what);
+}
+
+Result<IntProduct> int_product(const KernelContext& ctx, const Tensor& A, const Tensor& B,
+                               const Tensor* azp, const Tensor* bzp, const char* aname,
+                               const char* bname) {
+  const std::string azp_name = cat(aname, "_zero_point"), bzp_name = cat(bname, "_zero_point");
+  CPU_RETURN_IF_ERROR(check_zero_point_type(azp, A, azp_name.c_str(), aname));
+  CPU_RETURN_IF_ERROR(check_zero_point_type(bzp, B, bzp_name.c_str(), bname));
+  if (A.rank() == 0 || B.rank() == 0)
+    return invalid(aname, " and ", bname, " must have at least 1 dim, got ", dims_str(A.dims),
+                   " and ", dims_str(B.dims));
+  IntProduct p;
+  p.a_dims = A.dims;
+  p.b_dims = B.dims;
+  const bool a_vec = A.rank() == 1, b_vec = B.rank() == 1;
+  if (a_vec) p.a_dims.insert(p.a_dims.begin(), 1);
+  if (b_vec) p.b_dims.push_back(1);
+  p.M = p.a_dims[p.a_dims.size() - 2];
+  p.K = p.a_dims.back();
+  p.N = p.b_dims.back();
+  if (p.b_dims[p.b_dims.size() - 2] != p.K)
+    return invalid("inner dims differ: ", aname, " ", dims_str(A.dims), " and ", bname, " ",
+                   dims_str(B.dims));
+  const Dims a_batch(p.a_dims.begin(), p.a_dims.end() - 2),
+      b_batch(p.b_dims.begin(), p.b_dims.end() - 2);
+  CPU_ASSIGN_OR_RETURN(Dims batch, broadcast_shapes({&a_batch, &b_batch}));
+  p.out_dims = batch;
+  if (!a_vec) p.out_dims.push_back(p.M);
+  if (!b_vec) p.out_dims.push_back(p.N);
+  CPU_ASSIGN_OR_RETURN(std::vector<int32_t> az, zero_points(azp, p.a_dims, -2, azp_name.c_str()));
+  CPU_ASSIGN_OR_RETURN(std::vector<int32_t> bz, zero_points(bzp, p.b_dims, -1, bzp_name.c_str()));
+
+  // The operands as int32 with their zero points subtracted.
+  const int64_t M = p.M, N = p.N, K = p.K;
+  std::vector<int32_t> a32, b32;
+  CPU_RETURN_IF_ERROR(to_int32(A, &a32, [&](int64_t i) { return az[static_cast<size_t>(i / K)]; }));
+  CPU_RETURN_IF_ERROR(to_int32(
+      B, &b32, [&](int64_t i) { return bz[static_cast<size_t>((i / (K * N)) * N + i % N)]; }));
+
+  // Each output batch's operand batch indices, honouring broadcast dims.
+  p.batches = sdk::element_count(batch.data(), batch.size());
+  p.a_batch.resize(static_cast<size_t>(p.batches));
+  p.b_batch.resize(static_cast<size_t>(p.batches));
+  for (int64_t bi = 0; bi < p.batches; ++bi) {
+    int64_t rem = bi, ai = 0, bj = 0, a_mul = 1, b_mul = 1;
+    for (size_t d = batch.size(); d-- > 0;) {
+      const int64_t idx = rem % batch[d];
+      rem /= batch[d];
+      const size_t off = batch.size() - d;  // position from the right
+      if (off <= a_batch.size()) {
+        const int64_t n = a_batch[a_batch.size() - off];
+        if (n != 1) ai += idx * a_mul;
+        a_mul *= n;
+      }
+      if (off <= b_batch.size()) {
+        const int64_t n = b_batch[b_batch.size() - off];
+        if (n != 1) bj += idx * b_mul;
+        b_mul *= n;
+      }
+    }
+    p.a_batch[static_cast<size_t>(bi)] = ai;
+    p.b_batch[static_cast<size_t>(bi)] = bj;
+  }
+  p.acc.assign(static_cast<size_t>(p.batches * M * N), 0u);
+  const size_t rows = static_cast<size_t>(p.batches * M);
+  ctx.parallel_for(
+      rows, grain_for(static_cast<size_t>(N * K) + 1, 1 << 18), [&](size_t r0, size_t r1) {
+        for (size_t r = r0; r < r1; ++r) {
+          const int64_t bi = static_cast<int64_t>(r) / M, i = static_cast<int64_t>(r) % M;
+          const int32_t* a = a32.data() + (p.a_batch[static_cast<size_t>(bi)] * M + i) * K;
+          const int32_t* b = b32.data() + p.b_batch[static_cast<size_t>(bi)] * K * N;
+          int_gemm(1, N, K, a, K, b, N, p.acc.data() + r * N, N);
+        }
+      });
+  return p;
+}
+
+class MatMulIntegerKernel final : public Kernel {
+ public:
+  Status run(KernelContext& ctx) const override {
+    const Tensor* A = ctx.input(0);
+    const Tensor* B = ctx.input(1);
+    if (A == nullptr || B == nullptr) return invalid("A and B are required");
+    CPU_ASSIGN_OR_RETURN(IntProduct p,
+                         int_product(ctx, *A, *B, ctx.input(2), ctx.input(3), "a", "b"));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_INT32, p.out_dims));
+    int32_t* y = Y->mut<int32_t>();
+    for (size_t i = 0; i < p.acc.size(); ++i) y[i] = static_cast<int32_t>(p.acc[i]);
+    return Status::ok();
+  }
+};
+
+class QLinearMatMulKernel final : public Kernel {
+ public:
+  Status run(KernelContext& ctx) const override {
+    for (size_t i = 0; i < 8; ++i)
+      if (ctx.input(i) == nullptr) return invalid("input ", i, " is required");
+    const Tensor& A = *ctx.input(0);
+    const Tensor& B = *ctx.input(3);
+    const Tensor& YZ = *ctx.input(7);
+    if (YZ.dtype != INFER_DTYPE_UINT8 && YZ.dtype != INFER_DTYPE_INT8)
+      return invalid("y_zero_point must be uint8 or int8, got ", dtype_name(YZ.dtype));
+    CPU_ASSIGN_OR_RETURN(IntProduct p,
+                         int_product(ctx, A, B, ctx.input(2), ctx.input(5), "a", "b"));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> as, scales(*ctx.input(1), p.a_dims, -2, "a_scale"));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> bs, scales(*ctx.input(4), p.b_dims, -1, "b_scale"));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> ys, scales(*ctx.input(6), p.a_dims, -2, "y_scale"));
+    CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz_raw, read_ints(YZ, "y_zero_point"));
+    CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz,
+                         expand_matrix_param(yz_raw, YZ.dims, p.a_dims, -2, "y_zero_point"));
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, YZ.dtype, p.out_dims));
+    const int64_t M = p.M, N = p.N;
+    return dispatch(YZ.dtype, k8Bit, "y", [&]<typename Q>(Tag<Q>) -> Status {
+      if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
+        Q* y = Y->mut<Q>();
+        for (int64_t bi = 0; bi < p.batches; ++bi) {
+          const int64_t ab = p.a_batch[static_cast<size_t>(bi)],
+                        bb = p.b_batch[static_cast<size_t>(bi)];
+          for (int64_t i = 0; i < M; ++i) {
+            const size_t arow = static_cast<size_t>(ab * M + i);
+            for (int64_t j = 0; j < N; ++j) {
+              const float mult = as[arow] * bs[static_cast<size_t>(bb * N + j)] / ys[arow];
+              const size_t k = static_cast<size_t>((bi * M + i) * N + j);
+              y[k] = saturate_round<Q>(static_cast<float>(static_cast<int32_t>(p.acc[k])) * mult,
+                                       yz[arow]);
+            }
+          }
+        }
+      }
+      return Status::ok();
+    });
+  }
+
+ private:
+  static Result<std::vector<float>> scales(const Tensor& t, const Dims& operand, int vary_dim,
+                                           const char* what) {
+    CPU_ASSIGN_OR_RETURN(std::vector<float> v, read_floats(t, what));
+    return expand_matrix_param(v, t.dims, operand, vary_dim, what);
+  }
+};
+
+}  // namespace
+
+Status quant_matmul_integer_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 2, 4));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), k8Bit, "B"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 2), k8Bit, "a_zero_point"));
+  return check_dtype(node, node_input(node, 3), k8Bit, "b_zero_point");
+}
+
+Result<KernelPtr> quant_matmul_integer_create(const KernelInit&) {
+  return KernelPtr(new MatMulIntegerKernel());
+}
+
+Status quant_qlinear_matmul_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 8, 8));
+  const uint32_t scale_mask = node.opset < 21 ? dtypes::kF32 : kScale;
+  for (size_t i : {1, 4, 6})
+    CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, i), scale_mask, "the scales"));
+  for (size_t i : {2, 3, 5, 7})
+    CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, i), k8Bit, "b and the zero points"));
+  return Status::ok();
+}
+
+Result<KernelPtr> quant_qlinear_matmul_create(const KernelInit&) {
+  return KernelPtr(new QLinearMatMulKernel());
+}
+
+}  // namespace infer::cpu::kernels

@@ -1,0 +1,88 @@
+// RNN (opsets 1-21): h' = f(x Wi^T + h Ri^T + Wbi + Rbi), with clip, one activation per
+// direction, sequence lengths, initial state and layout 1.
+#include "rnn_common.hpp"
+
+namespace infer::cpu::kernels {
+namespace {
+
+using namespace rnn;  // NOLINT: the cell code reads better with short names
+
+constexpr std::initializer_list<const char*> kDefaults = {"Tanh"};
+
+class SimpleRnnKernel final : public Kernel {
+ public:
+  explicit SimpleRnnKernel(RnnAttrs attrs) : a_(std::move(attrs)) {}
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor* X = ctx.input(0);
+    if (X == nullptr) return invalid("input X is required");
+    return dispatch(X->dtype, kRnnDtypes, "RNN", [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (is_float_v<T>) {
+        return run_typed<T>(ctx, X->dtype);
+      } else {
+        return internal("RNN: not a float type");
+      }
+    });
+  }
+
+ private:
+  template <typename T>
+  Status run_typed(KernelContext& ctx, infer_dtype dtype) const {
+    using C = compute_t<T>;
+    CPU_ASSIGN_OR_RETURN(RnnInputs<C> in, load_rnn_inputs<T>(ctx, a_, 1, false));
+    RnnOutputs<C> out(in.s, false);
+    for (int64_t d = 0; d < in.s.dirs; ++d) direction<C>(ctx, in, d, &out);
+    return write_rnn_outputs<T>(ctx, a_, in.s, out, dtype);
+  }
+
+  template <typename C>
+  void direction(const KernelContext& ctx, const RnnInputs<C>& in, int64_t d,
+                 RnnOutputs<C>* out) const {
+    const RnnShape& s = in.s;
+    const int64_t H = s.hidden;
+    const std::vector<C> xw = input_projection(ctx.host(), in, d, 1);
+    const Activation& f = a_.activations[static_cast<size_t>(d)];
+    const C* rt = in.rt.data() + d * H * H;
+    std::vector<C> ht(in.h0.begin() + d * s.batch * H, in.h0.begin() + (d + 1) * s.batch * H);
+    std::vector<C> gates(static_cast<size_t>(s.batch * H), C(0));
+    std::vector<int64_t> time(static_cast<size_t>(s.batch));
+    for (int64_t step = 0; step < s.seq; ++step) {
+      bool any = false;
+      for (int64_t b = 0; b < s.batch; ++b) {
+        const int64_t t = step_time(a_, in.lens, d, b, step);
+        time[static_cast<size_t>(b)] = t;
+        if (t < 0) continue;
+        any = true;
+        std::copy_n(xw.data() + (t * s.batch + b) * H, H, gates.data() + b * H);
+      }
+      if (!any) break;  // every sequence has ended
+      rnn_gemm<C>(ctx.host(), s.batch, H, H, ht.data(), H, rt, H, gates.data(), H, true);
+      for (int64_t b = 0; b < s.batch; ++b) {
+        const int64_t t = time[static_cast<size_t>(b)];
+        if (t < 0) continue;  // past this sequence's end: the state stays as it was
+        C* gb = gates.data() + b * H;
+        f.apply(gb, H, a_.clip);
+        std::copy_n(gb, H, ht.data() + b * H);
+        std::copy_n(gb, H, out->y.data() + ((t * s.dirs + d) * s.batch + b) * H);
+      }
+    }
+    // A sequence of length 0 has no step to take its state from: its Y_h is 0.
+    for (int64_t b = 0; b < s.batch; ++b) {
+      if (in.lens[static_cast<size_t>(b)] == 0) continue;
+      std::copy_n(ht.data() + b * H, H, out->yh.data() + (d * s.batch + b) * H);
+    }
+  }
+
+  RnnAttrs a_;
+};
+
+}  // namespace
+
+Status rnn_simple_check(const infer_node_view& node) { return check_rnn_node(node, kDefaults, 6); }
+
+Result<KernelPtr> rnn_simple_create(const KernelInit& init) {
+  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kDefaults));
+  return KernelPtr(new SimpleRnnKernel(std::move(a)));
+}
+
+}  // namespace infer::cpu::kernels
