@@ -70,12 +70,14 @@ def write_model(cache_dir, name, model, runs, rtol, atol, tolerance_note, source
     for r, run in enumerate(runs):
         entry = {"inputs": [], "outputs": []}
         for i, (input_name, array) in enumerate(run.inputs):
+            # C order always: a transposed reference would be saved in Fortran order,
+            # which readers of the .npy format need not support.
             file = f"run{r}_input_{i}.npy"
-            np.save(os.path.join(folder, file), np.asarray(array))
+            np.save(os.path.join(folder, file), np.asarray(array, order="C"))
             entry["inputs"].append({"name": input_name, "file": file})
         for o, (output_name, array) in enumerate(run.outputs):
             file = f"run{r}_output_{o}.npy"
-            np.save(os.path.join(folder, file), np.asarray(array))
+            np.save(os.path.join(folder, file), np.asarray(array, order="C"))
             item = {"name": output_name, "file": file}
             if output_name in run.output_tolerances:
                 item["rtol"], item["atol"] = run.output_tolerances[output_name]
