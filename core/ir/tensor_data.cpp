@@ -4,10 +4,21 @@
 #include "ir/graph.hpp"
 
 namespace infer::ir {
+namespace {
+
+// An empty tensor (a Resize's empty roi) is still a constant: plugins tell constants by a
+// non-null data pointer (infer_value_view.const_data), so empty owned storage points here.
+const uint8_t kEmptyTensorAnchor = 0;
+
+const void* owned_data(const std::vector<uint8_t>& owned) {
+  return owned.empty() ? static_cast<const void*>(&kEmptyTensorAnchor) : owned.data();
+}
+
+}  // namespace
 
 TensorData::TensorData(DataType dtype, std::vector<int64_t> dims, std::vector<uint8_t> bytes)
     : dtype_(dtype), dims_(std::move(dims)), owned_(std::move(bytes)) {
-  data_ = owned_.data();
+  data_ = owned_data(owned_);
   size_ = owned_.size();
 }
 
@@ -23,7 +34,7 @@ TensorData::TensorData(const TensorData& other)
       dims_(other.dims_),
       owned_(other.owned_),
       keeper_(other.keeper_),
-      data_(other.owned_.empty() ? other.data_ : owned_.data()),
+      data_(other.keeper_ || other.owned_.empty() ? other.data_ : owned_data(owned_)),
       size_(other.size_) {}
 
 TensorData& TensorData::operator=(const TensorData& other) {

@@ -27,14 +27,14 @@ std::set<std::string> captured_names(const ir::Node& node) {
   return names;
 }
 
-bool eliminate(ir::Graph& graph) {
-  bool changed = false;
+int eliminate(ir::Graph& graph) {
+  int removed = 0;
   // Bodies first: a capture that only dead body code needed must not keep the
   // enclosing graph's producer alive.
   for (ir::Node& node : graph.mutable_nodes())
     for (ir::Attribute& attr : node.attributes)
       for (auto& sub : attr.graphs)
-        if (sub && eliminate(*sub)) changed = true;
+        if (sub) removed += eliminate(*sub);
 
   std::vector<bool> live(graph.value_count(), false);
   for (ir::ValueId out : graph.outputs)
@@ -52,6 +52,7 @@ bool eliminate(ir::Graph& graph) {
     if (!node_live) {
       remove[i] = true;
       any_removed = true;
+      ++removed;
       continue;
     }
     for (ir::ValueId in : node.inputs)
@@ -62,13 +63,14 @@ bool eliminate(ir::Graph& graph) {
   if (any_removed) {
     graph.erase_nodes(remove);
     graph.rebuild_links();
-    changed = true;
   }
-  return changed;
+  return removed;
 }
 
 }  // namespace
 
-Result<bool> DeadCodeElimination::apply(ir::Graph& graph) { return eliminate(graph); }
+Result<int> DeadCodeElimination::apply(ir::Graph& graph, const PassContext&) {
+  return eliminate(graph);
+}
 
 }  // namespace infer::optimizer

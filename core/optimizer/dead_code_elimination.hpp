@@ -18,7 +18,7 @@ class DeadCodeElimination final : public Pass {
  public:
   static constexpr const char* kName = "dead_code_elimination";
   std::string name() const override { return kName; }
-  Result<bool> apply(ir::Graph& graph) override;
+  Result<int> apply(ir::Graph& graph, const PassContext& context) override;
 };
 
 }  // namespace infer::optimizer

@@ -5,9 +5,15 @@
 namespace infer::optimizer {
 
 const std::vector<PassEntry>& pass_registry() {
-  static const std::vector<PassEntry> kPasses = {
-      {DeadCodeElimination::kName, 1, [] { return std::make_unique<DeadCodeElimination>(); }},
-  };
+  static const std::vector<PassEntry> kPasses = [] {
+    std::vector<PassEntry> passes;
+    register_basic_passes(passes);
+    passes.push_back({DeadCodeElimination::kName, kLevelBasic,
+                      [] { return std::make_unique<DeadCodeElimination>(); }});
+    register_transformer_passes(passes);
+    register_fusion_passes(passes);
+    return passes;
+  }();
   return kPasses;
 }
 

@@ -1,6 +1,7 @@
 #include "optimizer/pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "optimizer/pass_registry.hpp"
 
@@ -26,23 +27,30 @@ std::vector<std::string> Pipeline::pass_names() const {
   return names;
 }
 
-Status Pipeline::run(ir::Graph& graph) {
+Status Pipeline::run(ir::Graph& graph, const PassContext& context) {
   for (int round = 0; round < max_rounds_; ++round) {
     bool round_changed = false;
     for (size_t i = 0; i < passes_.size(); ++i) {
       Pass& pass = *passes_[i];
       const int cap = std::max(1, pass.max_iterations());
       for (int it = 0; it < cap; ++it) {
-        Result<bool> changed = pass.apply(graph);
+        const auto start = std::chrono::steady_clock::now();
+        Result<int> rewrites = pass.apply(graph, context);
+        stats_[i].milliseconds +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
         ++stats_[i].applications;
-        if (!changed.is_ok())
-          return changed.status().with_context("optimizer pass '" + pass.name() + "'");
-        if (!*changed) break;
+        if (!rewrites.is_ok())
+          return rewrites.status().with_context("optimizer pass '" + pass.name() + "'");
+        if (*rewrites <= 0) break;
         ++stats_[i].changes;
+        stats_[i].rewrites += *rewrites;
         round_changed = true;
       }
     }
     if (!round_changed) break;
+    // The next round's patterns see the shapes this round's rewrites made known.
+    if (context.shape_refiner != nullptr) context.shape_refiner->refine(graph);
   }
   return Status::ok();
 }
@@ -50,8 +58,16 @@ Status Pipeline::run(ir::Graph& graph) {
 std::vector<std::string> Pipeline::changed_summary() const {
   std::vector<std::string> out;
   for (const PassStats& s : stats_)
-    if (s.changes > 0) out.push_back(s.name + " x" + std::to_string(s.changes));
+    if (s.changes > 0)
+      out.push_back(s.name + ": " + std::to_string(s.rewrites) +
+                    (s.rewrites == 1 ? " rewrite" : " rewrites"));
   return out;
+}
+
+double Pipeline::total_milliseconds() const {
+  double total = 0;
+  for (const PassStats& s : stats_) total += s.milliseconds;
+  return total;
 }
 
 Result<Pipeline> make_pipeline(int level, const std::vector<std::string>& disabled_passes) {

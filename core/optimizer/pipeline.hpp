@@ -21,6 +21,8 @@ struct PassStats {
   std::string name;
   int applications = 0;  // how many times apply() was called
   int changes = 0;       // how many of those calls changed the graph
+  int rewrites = 0;      // the rewrites those calls reported, summed
+  double milliseconds = 0;  // wall time spent in apply()
 };
 
 class Pipeline {
@@ -41,14 +43,17 @@ class Pipeline {
 
   // Applies the passes in order, each up to its max_iterations() times in a row while it
   // reports a change, and repeats the list until a round changes nothing or the round
-  // cap is reached. Statistics accumulate over calls. A failing pass stops the pipeline
+  // cap is reached; after each round that changed the graph, the context's shape refiner
+  // (if any) updates the shapes for the next. Statistics accumulate over calls. A failing pass stops the pipeline
   // with "optimizer pass '<name>': <message>".
-  Status run(ir::Graph& graph);
+  Status run(ir::Graph& graph, const PassContext& context = {});
 
   // One entry per pass, in pipeline order.
   const std::vector<PassStats>& stats() const { return stats_; }
-  // "dead_code_elimination x2" for every pass that changed the graph at least once.
+  // "dead_code_elimination: 3 rewrites" for every pass that changed the graph.
   std::vector<std::string> changed_summary() const;
+  // Total wall time of all apply() calls so far.
+  double total_milliseconds() const;
 
  private:
   std::vector<std::unique_ptr<Pass>> passes_;

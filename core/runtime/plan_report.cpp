@@ -1,4 +1,5 @@
 // PlanReport::to_text: the --explain rendering of what the partitioner decided.
+#include <cstdio>
 #include <string>
 
 #include "infer/infer.hpp"
@@ -49,10 +50,19 @@ std::string PlanReport::to_text() const {
     }
   }
 
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.1f", optimizer_ms);
+  out += "optimizer: level " + std::to_string(optimization_level) + ", " +
+         std::to_string(nodes_loaded) + " nodes loaded -> " + std::to_string(nodes_optimized) +
+         " nodes run, " + ms + " ms\n";
   out += "optimizer passes that changed the graph:";
   if (passes.empty()) out += " none";
   out += "\n";
   for (const std::string& p : passes) out += "  " + p + "\n";
+  if (!decomposed.empty()) {
+    out += "fused nodes no backend claimed (run as standard operators):\n";
+    for (const std::string& d : decomposed) out += "  " + d + "\n";
+  }
   return out;
 }
 

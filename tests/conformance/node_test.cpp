@@ -12,6 +12,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,11 @@ namespace {
 
 constexpr double kRtol = 1e-3;
 constexpr double kAtol = 1e-5;
+// Optimized and unoptimized runs must agree more tightly than either agrees with ONNX's
+// reference (which was computed in another library).
+constexpr double kEquivalenceRtol = 1e-4;
+constexpr double kEquivalenceAtol = 1e-5;
+constexpr int kHighestLevel = 3;
 
 struct Paths {
   std::string data_dir;       // generate_node_tests.py's OUT_DIR
@@ -136,7 +142,8 @@ std::string shape_str(const std::vector<int64_t>& s) {
 }
 
 // "" when `got` matches `want`, else what differs.
-std::string compare(const std::string& what, const Tensor& got, const Tensor& want) {
+std::string compare(const std::string& what, const Tensor& got, const Tensor& want,
+                    double rtol = kRtol, double atol = kAtol) {
   if (got.dtype() != want.dtype())
     return what + ": dtype " + dn(got.dtype()) + ", expected " + dn(want.dtype());
   if (got.shape() != want.shape())
@@ -165,7 +172,7 @@ std::string compare(const std::string& what, const Tensor& got, const Tensor& wa
     else if (std::isinf(w))
       ok = g == w;
     else
-      ok = std::fabs(g - w) <= kAtol + kRtol * std::fabs(w);
+      ok = std::fabs(g - w) <= atol + rtol * std::fabs(w);
     if (!ok && bad++ == 0) first = i;
   }
   if (bad == 0) return "";
@@ -178,12 +185,16 @@ std::string compare(const std::string& what, const Tensor& got, const Tensor& wa
 
 // ---- One case -----------------------------------------------------------------------------
 
-// Runs every test_data_set_N of the case; "" on success, else the first problem.
-std::string run_case(const fs::path& dir) {
+// Runs every test_data_set_N of the case at optimization `level`; "" on success, else the
+// first problem. Each set's outputs are compared with ONNX's expected outputs when
+// `check_expected`, and appended to `produced` when it is given.
+std::string run_case(const fs::path& dir, int level, bool check_expected = true,
+                     std::vector<std::vector<Tensor>>* produced = nullptr) {
   SessionOptions options;
   options.backends = {"cpu"};
   options.plugin_dirs = {g_paths.plugin_dir};
   options.threads = 2;
+  options.optimization_level = level;
   options.log_level = LogLevel::kError;
   auto session = Session::create((dir / "model.onnx").string(), options);
   if (!session.is_ok()) return "create: " + session.status().message();
@@ -213,6 +224,11 @@ std::string run_case(const fs::path& dir) {
     }
     auto outputs = (*session)->run(inputs);
     if (!outputs.is_ok()) return "run: " + outputs.status().message();
+    if (produced != nullptr) {
+      produced->emplace_back();
+      for (auto& o : *outputs) produced->back().push_back(o.tensor);
+    }
+    if (!check_expected) continue;
     const auto output_files = numbered_files(set_dir, "output_");
     if (output_files.size() != outputs->size())
       return "the model returned " + std::to_string(outputs->size()) + " outputs, the test has " +
@@ -235,7 +251,8 @@ class NodeCase : public ::testing::Test {
   NodeCase(std::string name, std::string expected_reason)
       : name_(std::move(name)), expected_reason_(std::move(expected_reason)) {}
   void TestBody() override {
-    const std::string problem = run_case(fs::path(g_paths.data_dir) / "node" / name_);
+    const std::string problem =
+        run_case(fs::path(g_paths.data_dir) / "node" / name_, kHighestLevel);
     if (expected_reason_.empty()) {
       record(name_, problem.empty() ? Outcome::kPassed : Outcome::kFailed, problem);
       EXPECT_EQ(problem, "");
@@ -251,6 +268,59 @@ class NodeCase : public ::testing::Test {
 
  private:
   std::string name_, expected_reason_;
+};
+
+// The same case at level 0 and at the highest level: both fail, or both succeed with the
+// same outputs (kEquivalence* tolerances). Outputs of unseeded random operators differ from
+// run to run by design; for models with one, only dtypes and shapes must agree.
+std::atomic<int> g_equivalent{0}, g_not_equivalent{0};
+
+class EquivalenceCase : public ::testing::Test {
+ public:
+  explicit EquivalenceCase(std::string name) : name_(std::move(name)) {}
+  void TearDown() override { (HasFailure() ? g_not_equivalent : g_equivalent)++; }
+  void TestBody() override {
+    const fs::path dir = fs::path(g_paths.data_dir) / "node" / name_;
+    std::vector<std::vector<Tensor>> plain, optimized;
+    const std::string p0 = run_case(dir, 0, false, &plain);
+    const std::string p3 = run_case(dir, kHighestLevel, false, &optimized);
+    ASSERT_EQ(p0.empty(), p3.empty()) << "level 0: " << (p0.empty() ? "ok" : p0)
+                                      << "\nlevel " << kHighestLevel << ": "
+                                      << (p3.empty() ? "ok" : p3);
+    ASSERT_EQ(plain.size(), optimized.size());
+    const bool random = has_unseeded_random_op(dir / "model.onnx");
+    for (size_t set = 0; set < plain.size(); ++set) {
+      ASSERT_EQ(plain[set].size(), optimized[set].size());
+      for (size_t i = 0; i < plain[set].size(); ++i) {
+        const Tensor& a = optimized[set][i];
+        const Tensor& b = plain[set][i];
+        const std::string what = "set " + std::to_string(set) + " output " + std::to_string(i);
+        if (random) {
+          EXPECT_EQ(a.dtype(), b.dtype()) << what;
+          EXPECT_EQ(a.shape(), b.shape()) << what;
+        } else {
+          EXPECT_EQ(compare(what, a, b, kEquivalenceRtol, kEquivalenceAtol), "");
+        }
+      }
+    }
+  }
+
+ private:
+  static bool has_unseeded_random_op(const fs::path& model_path) {
+    static const char* kRandom[] = {"Bernoulli", "Multinomial", "RandomNormal",
+                                    "RandomNormalLike", "RandomUniform", "RandomUniformLike"};
+    onnx::ModelProto model;
+    std::ifstream in(model_path, std::ios::binary);
+    if (!model.ParseFromIstream(&in)) return false;
+    for (const auto& node : model.graph().node()) {
+      bool seeded = false;
+      for (const auto& a : node.attribute()) seeded = seeded || a.name() == "seed";
+      for (const char* op : kRandom)
+        if (node.op_type() == op && !seeded) return true;
+    }
+    return false;
+  }
+  std::string name_;
 };
 
 // ---- Suite setup and summary --------------------------------------------------------------
@@ -395,8 +465,13 @@ int main(int argc, char** argv) {
                             [name, reason]() -> ::testing::Test* {
                               return new NodeCase(name, reason);
                             });
+    ::testing::RegisterTest("OnnxNodeOptimized", name.c_str(), nullptr, nullptr, __FILE__,
+                            __LINE__,
+                            [name]() -> ::testing::Test* { return new EquivalenceCase(name); });
   }
   const int rc = RUN_ALL_TESTS();
   summarize(*manifest);
+  std::cout << "Optimization level 0 vs " << kHighestLevel << ": " << g_equivalent.load()
+            << " cases agree, " << g_not_equivalent.load() << " differ\n";
   return rc;
 }

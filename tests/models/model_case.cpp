@@ -1,8 +1,11 @@
 #include "model_case.hpp"
 
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -281,6 +284,100 @@ void check_run(Session& session, const std::string& folder, const RunSpec& run, 
 }  // namespace
 
 std::string cache_dir() { return INFER_MODELS_CACHE_DIR; }
+
+namespace {
+
+Result<std::unique_ptr<Session>> open_at_level(const std::string& model_path, int level,
+                                               const std::string& dump_path = "") {
+  SessionOptions options;
+  options.backends = {"cpu"};
+  options.plugin_dirs = {INFER_PLUGIN_DIR};
+  options.optimization_level = level;
+  options.dump_graph_path = dump_path;
+  return Session::create(model_path, options);
+}
+
+Result<std::vector<NamedTensor>> run_inputs(Session& session, const std::string& folder,
+                                            const RunSpec& run) {
+  std::vector<NamedTensor> inputs;
+  for (const auto& [name, file] : run.inputs) {
+    INFER_ASSIGN_OR_RETURN(Tensor tensor, read_npy(folder + "/" + file));
+    inputs.push_back({name, std::move(tensor)});
+  }
+  return session.run(inputs);
+}
+
+}  // namespace
+
+void run_model_equivalence(const std::string& name, double rtol, double atol) {
+  const std::string folder = cache_dir() + "/" + name;
+  std::string error;
+  const std::optional<Manifest> manifest = parse_manifest(folder + "/manifest.json", error);
+  ASSERT_TRUE(manifest.has_value()) << error;
+  const std::string model = folder + "/" + manifest->model;
+  Result<std::unique_ptr<Session>> plain = open_at_level(model, 0);
+  ASSERT_TRUE(plain.is_ok()) << name << " at level 0: " << plain.status().message();
+  Result<std::unique_ptr<Session>> optimized = open_at_level(model, 3);
+  ASSERT_TRUE(optimized.is_ok()) << name << " at level 3: " << optimized.status().message();
+  for (size_t r = 0; r < manifest->runs.size(); ++r) {
+    const std::string where = name + " run " + std::to_string(r);
+    Result<std::vector<NamedTensor>> a = run_inputs(**plain, folder, manifest->runs[r]);
+    ASSERT_TRUE(a.is_ok()) << where << " at level 0: " << a.status().message();
+    Result<std::vector<NamedTensor>> b = run_inputs(**optimized, folder, manifest->runs[r]);
+    ASSERT_TRUE(b.is_ok()) << where << " at level 3: " << b.status().message();
+    ASSERT_EQ(a->size(), b->size()) << where;
+    for (size_t o = 0; o < a->size(); ++o) {
+      const Comparison c = compare((*b)[o].tensor, (*a)[o].tensor, rtol, atol);
+      EXPECT_EQ(c.difference, "") << where << ", output '" << (*a)[o].name
+                                  << "' at level 3 vs level 0";
+      if (c.difference.empty() && is_floating((*a)[o].tensor.dtype()))
+        std::cout << "[          ] " << where << " " << (*a)[o].name << ": max |diff| "
+                  << c.max_abs << " between levels\n";
+    }
+  }
+}
+
+OptimizedGraph optimized_graph(const std::string& name) {
+  OptimizedGraph g;
+  const std::string folder = cache_dir() + "/" + name;
+  std::string error;
+  const std::optional<Manifest> manifest = parse_manifest(folder + "/manifest.json", error);
+  if (!manifest) {
+    g.error = error;
+    return g;
+  }
+  const std::string dump =
+      (std::filesystem::temp_directory_path() / ("infer_optimized_" + name + "_" +
+                                                 std::to_string(::getpid()) + ".onnx"))
+          .string();
+  Result<std::unique_ptr<Session>> session = open_at_level(folder + "/" + manifest->model, 3, dump);
+  if (!session.is_ok()) {
+    g.error = session.status().message();
+    return g;
+  }
+  g.loaded_nodes = (*session)->plan().nodes_loaded;
+  g.optimizer_ms = (*session)->plan().optimizer_ms;
+  {
+    onnx::ModelProto original;
+    std::ifstream in(folder + "/" + manifest->model, std::ios::binary);
+    if (in && original.ParseFromIstream(&in))
+      for (const onnx::NodeProto& n : original.graph().node()) ++g.loaded_ops[n.op_type()];
+  }
+  onnx::ModelProto proto;
+  {
+    std::ifstream in(dump, std::ios::binary);
+    if (!in || !proto.ParseFromIstream(&in)) g.error = "cannot read the dumped graph " + dump;
+  }
+  std::filesystem::remove(dump);
+  if (!g.error.empty()) return g;
+  for (const onnx::NodeProto& n : proto.graph().node()) {
+    ++g.nodes;
+    ++g.ops[(n.domain().empty() || n.domain() == "ai.onnx" ? "" : n.domain() + ".") + n.op_type()];
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (a.name() == "activation") ++g.activations[a.s()];
+  }
+  return g;
+}
 
 void run_model_case(const std::string& name) {
   const std::string folder = cache_dir() + "/" + name;

@@ -4,6 +4,7 @@
 // with onnx.helper), within the manifest's tolerances.
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace infer::models_test {
@@ -15,5 +16,30 @@ std::string cache_dir();
 // every run; failures are reported through GoogleTest assertions with the model, run,
 // output, element index and values.
 void run_model_case(const std::string& name);
+
+// Runs every run of the manifest at optimization level 0 and at level 3 and checks that
+// the outputs agree within rtol / atol (the optimizer's equivalence promise).
+void run_model_equivalence(const std::string& name, double rtol, double atol);
+
+// The graph a level-3 session runs for the model, as written by --dump-graph
+// (SessionOptions::dump_graph_path) and read back with ONNX's protobuf classes.
+struct OptimizedGraph {
+  size_t loaded_nodes = 0;                 // from the session's plan report
+  size_t nodes = 0;
+  std::map<std::string, int> ops;          // "Conv", "ai.infer.FusedConv", ...
+  std::map<std::string, int> loaded_ops;   // the same for the model file as exported
+  std::map<std::string, int> activations;  // fused nodes' `activation` attribute values
+  double optimizer_ms = 0;
+  std::string error;                       // non-empty when the graph could not be had
+  int count(const std::string& op) const {
+    auto it = ops.find(op);
+    return it == ops.end() ? 0 : it->second;
+  }
+  int loaded_count(const std::string& op) const {
+    auto it = loaded_ops.find(op);
+    return it == loaded_ops.end() ? 0 : it->second;
+  }
+};
+OptimizedGraph optimized_graph(const std::string& name);
 
 }  // namespace infer::models_test

@@ -19,7 +19,8 @@ namespace {
 
 // Every model the exporter writes; ExportedModelsAreAllTested keeps the two in step.
 const std::vector<std::string> kTestedModels = {
-    "resnet18",     "resnet50",      "mobilenet_v2",       "bert_tiny",     "lstm_bidirectional",
+    "resnet18",     "resnet50",      "mobilenet_v2",       "bert_tiny",     "bert_tiny_opset13",
+    "lstm_bidirectional",
     "control_flow", "opset9_cnn",    "opset11_resize_pad", "fp16_weights",  "nhwc_conv",
     "int8_dynamic", "scalar_inputs", "multi_output",       "symbolic_dims",
 };
@@ -29,6 +30,7 @@ TEST(RealModels, ResNet18) { run_model_case("resnet18"); }
 TEST(RealModels, ResNet50) { run_model_case("resnet50"); }
 TEST(RealModels, MobileNetV2) { run_model_case("mobilenet_v2"); }
 TEST(RealModels, BertTinyDynamicBatchAndSequence) { run_model_case("bert_tiny"); }
+TEST(RealModels, BertTinyOpset13DecomposedLayerNorm) { run_model_case("bert_tiny_opset13"); }
 TEST(RealModels, LstmBidirectionalTwoLayers) { run_model_case("lstm_bidirectional"); }
 TEST(RealModels, ScriptedControlFlowIfAndLoop) { run_model_case("control_flow"); }
 
@@ -41,6 +43,17 @@ TEST(RealModels, DynamicInt8ConvInteger) { run_model_case("int8_dynamic"); }
 TEST(RealModels, ScalarInputsAndOutputs) { run_model_case("scalar_inputs"); }
 TEST(RealModels, SeveralOutputs) { run_model_case("multi_output"); }
 TEST(RealModels, SymbolicDimsAtTwoShapes) { run_model_case("symbolic_dims"); }
+
+// The optimizer's promise on every model: level 3 computes what level 0 computes.
+// Tolerance: rtol 1e-4 / atol 1e-5 (the bound); folding BatchNormalization into
+// convolution weights and Div-by-c into a multiply by 1/c reassociate float arithmetic,
+// which stays well inside it on these models (the test prints the max |diff|).
+class OptimizedModels : public ::testing::TestWithParam<std::string> {};
+TEST_P(OptimizedModels, MatchUnoptimized) { run_model_equivalence(GetParam(), 1e-4, 1e-5); }
+INSTANTIATE_TEST_SUITE_P(AllExported, OptimizedModels, ::testing::ValuesIn(kTestedModels),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 TEST(RealModels, ExportedModelsAreAllTested) {
   const std::string path = cache_dir() + "/models.json";

@@ -26,6 +26,7 @@ TEST(CommandLine, ModelAloneKeepsEverythingUnset) {
   EXPECT_FALSE(p.args.warmup.has_value());
   EXPECT_FALSE(p.args.iterations.has_value());
   EXPECT_FALSE(p.args.opt_level.has_value());
+  EXPECT_FALSE(p.args.dump_graph.has_value());
   EXPECT_FALSE(p.args.benchmark || p.args.json || p.args.explain || p.args.strict || p.args.verbose);
   EXPECT_TRUE(p.args.inputs.empty());
   EXPECT_TRUE(p.args.plugin_dirs.empty());
@@ -36,7 +37,7 @@ TEST(CommandLine, EveryFlag) {
       parse({"--config", "d.yaml", "--backends", "example,cpu", "--threads", "3", "--input", "image=a.npy", "--input",
              "mask=b.npy", "--shape", "image=1x1x8x8", "--output-dir", "out", "--benchmark", "--warmup", "2",
              "--iterations", "7", "--json", "--explain", "--strict", "--plugin-dir", "p1", "--plugin-dir", "p2",
-             "--opt-level", "0", "--disable-pass", "cse", "--disable-pass", "fuse", "--verbose", "m.onnx"});
+             "--opt-level", "0", "--disable-pass", "cse", "--disable-pass", "fuse", "--verbose", "--dump-graph", "opt.onnx", "m.onnx"});
   ASSERT_FALSE(p.exit_now) << p.error;
   const CliArgs& a = p.args;
   EXPECT_EQ(a.model.value_or(""), "m.onnx");
@@ -56,6 +57,7 @@ TEST(CommandLine, EveryFlag) {
   EXPECT_EQ(a.plugin_dirs, (std::vector<std::string>{"p1", "p2"}));
   EXPECT_EQ(a.opt_level.value_or(-1), 0);
   EXPECT_EQ(a.disabled_passes, (std::vector<std::string>{"cse", "fuse"}));
+  EXPECT_EQ(a.dump_graph.value_or(""), "opt.onnx");
 }
 
 TEST(CommandLine, ListFlagsDoNotSwallowTheModel) {
@@ -77,11 +79,14 @@ TEST(CommandLine, HelpDocumentsEveryFlag) {
   EXPECT_EQ(p.exit_code, 0);
   for (const char* flag : {"MODEL", "--config", "--backends", "--threads", "--input", "--shape", "--output-dir",
                            "--benchmark", "--warmup", "--iterations", "--json", "--explain", "--strict",
-                           "--plugin-dir", "--opt-level", "--disable-pass", "--verbose", "outputs.json",
+                           "--plugin-dir", "--opt-level", "--disable-pass", "--verbose", "--dump-graph", "outputs.json",
                            "infer-run: error:"}) {
     EXPECT_NE(p.stdout_text.find(flag), std::string::npos) << flag;
   }
   EXPECT_EQ(p.stdout_text, help_text());
+  // The optimization levels and the default the help states.
+  EXPECT_NE(p.stdout_text.find("0 none, 1 basic, 2 extended (fusion), 3 all (default 3)"), std::string::npos)
+      << p.stdout_text;
 }
 
 TEST(CommandLine, Version) {
@@ -118,6 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadUsage{{"m.onnx", "--benchmark", "--iterations", "0"}, "--iterations"},
         BadUsage{{"m.onnx", "--threads", "-1"}, "--threads"}, BadUsage{{"m.onnx", "--threads", "two"}, "two"},
         BadUsage{{"m.onnx", "--opt-level", "4"}, "--opt-level"},
+        BadUsage{{"m.onnx", "--dump-graph", ""}, "--dump-graph: the file name is empty"},
+        BadUsage{{"m.onnx", "--dump-graph"}, "--dump-graph"},
         BadUsage{{"m.onnx", "--shape", "image=1xqx8"}, "--shape 'image=1xqx8': dim 1 'q'"},
         BadUsage{{"m.onnx", "--shape", "image"}, "expected NAME=DIMS"},
         BadUsage{{"m.onnx", "--input", "image"}, "--input 'image': expected NAME=VALUE"},

@@ -47,7 +47,8 @@ TEST(RunPlan, DefaultsWithoutAConfig) {
   EXPECT_EQ(plan->session.backends, (std::vector<std::string>{"cpu"}));
   EXPECT_EQ(plan->session.threads, 0);
   EXPECT_FALSE(plan->session.strict);
-  EXPECT_EQ(plan->session.optimization_level, 1);
+  EXPECT_EQ(plan->session.optimization_level, 3);  // the CLI's default: every pass
+  EXPECT_EQ(plan->session.dump_graph_path, "");
   EXPECT_EQ(plan->session.log_level, LogLevel::kWarning);
   EXPECT_TRUE(plan->inputs.empty());
   EXPECT_EQ(plan->warmup, 5);
@@ -97,6 +98,7 @@ TEST(RunPlan, FlagsOverrideTheFile) {
   args.output_dir = "out";
   args.benchmark = true;
   args.iterations = 3;
+  args.dump_graph = "opt.onnx";
   Result<RunPlan> plan = make_run_plan(args, &config);
   ASSERT_TRUE(plan.is_ok()) << plan.status().message();
   const SessionOptions& s = plan->session;
@@ -107,6 +109,7 @@ TEST(RunPlan, FlagsOverrideTheFile) {
   EXPECT_EQ(s.backend_options[0].backend, "example");
   EXPECT_EQ(s.threads, 8);
   EXPECT_EQ(s.optimization_level, 0);
+  EXPECT_EQ(s.dump_graph_path, "opt.onnx");
   EXPECT_EQ(s.disabled_passes, (std::vector<std::string>{"cse", "fuse"}));
   EXPECT_EQ(s.plugin_dirs, (std::vector<std::string>{"/cli/plugins", "/deploy/plugins"}));
   EXPECT_EQ(s.log_level, LogLevel::kInfo);

@@ -29,7 +29,12 @@ struct CliArgs {
   std::vector<std::string> plugin_dirs;
   std::optional<int> opt_level;
   std::vector<std::string> disabled_passes;
+  std::optional<std::string> dump_graph;  // --dump-graph FILE.onnx
 };
+
+// The optimization level when neither --opt-level nor the deployment file gives one:
+// every pass (0 none, 1 basic, 2 extended: fusion into ai.infer ops, 3 all).
+inline constexpr int kDefaultOptLevel = 3;
 
 // What parsing decided: run with `args`, or exit at once with `exit_code`, printing
 // `stdout_text` (--help, --version) or the one-line `error` (bad usage, exit code 2).

@@ -119,7 +119,12 @@ Result<RunPlan> make_run_plan(const CliArgs& args, const config::DeploymentConfi
     session.optimization_level = *args.opt_level;
   } else if (config != nullptr && config->optimization_level) {
     session.optimization_level = *config->optimization_level;
+  } else {
+    // The CLI states its own default rather than inheriting SessionOptions', so that
+    // --help and the behaviour cannot drift apart.
+    session.optimization_level = kDefaultOptLevel;
   }
+  session.dump_graph_path = args.dump_graph.value_or("");
 
   if (config != nullptr) session.disabled_passes = config->disabled_passes;
   for (const std::string& pass : args.disabled_passes) {

@@ -34,7 +34,8 @@ REQUIRED = [("numpy", "python3-numpy"), ("onnx", "python3-onnx"), ("torch", "pyt
             ("torchvision", "python3-torchvision")]
 # The models torch_models.EXPORTERS and onnx_graphs.EXPORTERS write, in that order; listed
 # here too so that an up-to-date cache is recognised without importing torch.
-MODEL_NAMES = ["resnet18", "resnet50", "mobilenet_v2", "bert_tiny", "lstm_bidirectional", "control_flow",
+MODEL_NAMES = ["resnet18", "resnet50", "mobilenet_v2", "bert_tiny", "bert_tiny_opset13",
+               "lstm_bidirectional", "control_flow",
                "opset9_cnn", "opset11_resize_pad", "fp16_weights", "nhwc_conv", "int8_dynamic",
                "scalar_inputs", "multi_output", "symbolic_dims"]
 

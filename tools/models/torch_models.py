@@ -39,12 +39,18 @@ class _Exported:
         self.proto = onnx.load_from_string(data)
 
 
-def _onnx_from_export(module, args, opset, input_names, output_names, dynamic_axes=None):
+def _onnx_from_export(module, args, opset, input_names, output_names, dynamic_axes=None,
+                      fold=True):
     """Exports to memory (no temporary files). torch.onnx.export runs ONNX's checker on
-    the result itself."""
+    the result itself. fold=False keeps what the exporter would fold (BatchNormalization
+    after a convolution), as other exporters write it, for infer's optimizer to fold."""
     buffer = io.BytesIO()
+    # In EVAL mode the exporter folds BatchNorm into convolutions whatever
+    # do_constant_folding says; PRESERVE on a module in eval mode keeps it (inference form).
+    training = torch.onnx.TrainingMode.EVAL if fold else torch.onnx.TrainingMode.PRESERVE
     torch.onnx.export(module, args, buffer, opset_version=opset, input_names=input_names,
-                      output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
+                      output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=fold,
+                      training=training)
     return _Exported(buffer.getvalue())
 
 
@@ -79,20 +85,25 @@ def _calibrate_batchnorm(model, seed):
     model.eval()
 
 
-def _export_cnn(cache_dir, name, factory, tolerance, note, seed):
+def _export_cnn(cache_dir, name, factory, tolerance, note, seed, fold=True):
     torch.manual_seed(seed)
     model = factory()
     _calibrate_batchnorm(model, seed + 1)
     image = torch.randn((1, 3, 224, 224), generator=torch.Generator().manual_seed(seed + 2))
     outputs = _reference(model, (image,), ["logits"])
-    proto = _onnx_from_export(model, (image,), 13, ["image"], ["logits"])
+    proto = _onnx_from_export(model, (image,), 13, ["image"], ["logits"], fold=fold)
+    how = "" if fold else (", do_constant_folding=False, training=PRESERVE (BatchNormalization "
+                           "and the exporter's Identity nodes kept)")
     write_model(cache_dir, name, proto, [Run([("image", image.numpy())], outputs)], *tolerance, note,
                 f"torchvision.models.{factory.__name__}, random weights (seed {seed}), "
-                "torch.onnx.export opset 13, batch 1, 224x224")
+                f"torch.onnx.export opset 13{how}, batch 1, 224x224")
 
 
 def export_resnet18(cache_dir):
-    _export_cnn(cache_dir, "resnet18", torchvision.models.resnet18, CNN_TOLERANCE, CNN_NOTE, 18)
+    # Exported without the exporter's folding, so that the model has its 20 BatchNorms and
+    # infer's optimizer (conv_bn_folding) folds them.
+    _export_cnn(cache_dir, "resnet18", torchvision.models.resnet18, CNN_TOLERANCE, CNN_NOTE, 18,
+                fold=False)
 
 
 def export_resnet50(cache_dir):
@@ -168,7 +179,7 @@ def _bert_inputs(generator, batch, seq, vocab, valid_lengths):
     return ids, types, mask
 
 
-def export_bert(cache_dir):
+def export_bert(cache_dir, name="bert_tiny", opset=17):
     torch.manual_seed(17)
     model = _BertEncoder().eval()
     # Embedding tables initialise as N(0, 1); BERT's are N(0, 0.02). The larger values are
@@ -185,14 +196,20 @@ def export_bert(cache_dir):
     dynamic["last_hidden_state"] = {0: "batch", 1: "sequence"}
     dynamic["pooler_output"] = {0: "batch"}
     example = _bert_inputs(generator, 2, 12, 120, [12, 7])
-    proto = _onnx_from_export(model, example, 17, names_in, names_out, dynamic_axes=dynamic)
-    write_model(cache_dir, "bert_tiny", proto, runs, 1e-4, 1e-4,
+    proto = _onnx_from_export(model, example, opset, names_in, names_out, dynamic_axes=dynamic)
+    layer_norm = ("LayerNormalization" if opset >= 17 else
+                  "LayerNorm written out as ReduceMean/Sub/Pow/Sqrt/Div/Mul/Add")
+    write_model(cache_dir, name, proto, runs, 1e-4, 1e-4,
                 "Hidden states are LayerNorm outputs, O(1). Softmax, erf-GELU and LayerNorm "
                 "are computed in float32 in a different order than PyTorch; errors stay near "
                 "1e-6, so 1e-4 is a safe bound.",
                 "2-layer BERT-style encoder (hidden 64, 4 heads), random weights (seed 17), "
-                "torch.onnx.export opset 17 (LayerNormalization), dynamic batch and sequence, "
+                f"torch.onnx.export opset {opset} ({layer_norm}), dynamic batch and sequence, "
                 "run at [2,12] and [1,5]")
+
+
+def export_bert_opset13(cache_dir):
+    export_bert(cache_dir, "bert_tiny_opset13", 13)
 
 
 class _SequenceModel(nn.Module):
@@ -272,6 +289,7 @@ EXPORTERS = [
     ("resnet50", export_resnet50),
     ("mobilenet_v2", export_mobilenet_v2),
     ("bert_tiny", export_bert),
+    ("bert_tiny_opset13", export_bert_opset13),
     ("lstm_bidirectional", export_lstm),
     ("control_flow", export_control_flow),
 ]

@@ -12,7 +12,12 @@ TEST(PlanReport, ToTextListsNodesPartitionsCopiesAndPasses) {
              {"f", "Foo", "com.acme", "cpu", "cpu: supported"}};
   r.partitions = {{"p0", "example", 1}, {"p1", "cpu", 2}};
   r.copies = {{"x", "host", "example", 32}, {"h", "example", "cpu", -1}, {"y", "cpu", "host", 1}};
-  r.passes = {"dead_code_elimination x1"};
+  r.passes = {"dead_code_elimination: 1 rewrite, 0.1 ms"};
+  r.optimization_level = 3;
+  r.nodes_loaded = 4;
+  r.nodes_optimized = 3;
+  r.optimizer_ms = 1.25;
+  r.decomposed = {"node 'f2' (FusedConv): decomposed (no backend claims it)"};
   EXPECT_EQ(r.to_text(),
             "nodes (3):\n"
             "  mm (MatMul) -> example  [example: supported]\n"
@@ -26,8 +31,11 @@ TEST(PlanReport, ToTextListsNodesPartitionsCopiesAndPasses) {
             "  h: example -> cpu, size known at run time\n"
             "  y: cpu -> host, 1 byte\n"
             "  total: 33 bytes + 1 of run-time size\n"
+            "optimizer: level 3, 4 nodes loaded -> 3 nodes run, 1.2 ms\n"
             "optimizer passes that changed the graph:\n"
-            "  dead_code_elimination x1\n");
+            "  dead_code_elimination: 1 rewrite, 0.1 ms\n"
+            "fused nodes no backend claimed (run as standard operators):\n"
+            "  node 'f2' (FusedConv): decomposed (no backend claims it)\n");
 }
 
 TEST(PlanReport, TotalOfCopiesWhoseSizesAreAllSymbolic) {
@@ -53,6 +61,7 @@ TEST(PlanReport, EmptySectionsSayNone) {
             "  p0 on cpu: 1 node\n"
             "copies per run (0):\n"
             "  none\n"
+            "optimizer: level 0, 0 nodes loaded -> 0 nodes run, 0.0 ms\n"
             "optimizer passes that changed the graph: none\n");
 }
 

@@ -40,8 +40,10 @@ class DigitsTest : public ::testing::Test {
     return *t;
   }
 
-  std::unique_ptr<Session> create(std::vector<std::string> backends) {
-    auto s = Session::create(source_path("models/digits_cnn.onnx"), tree_options(backends));
+  std::unique_ptr<Session> create(std::vector<std::string> backends, int level = 3) {
+    SessionOptions options = tree_options(backends);
+    options.optimization_level = level;
+    auto s = Session::create(source_path("models/digits_cnn.onnx"), options);
     EXPECT_TRUE(s.is_ok()) << s.status().message();
     return s.is_ok() ? std::move(*s) : nullptr;
   }
@@ -92,11 +94,24 @@ TEST_F(DigitsTest, CpuMatchesPyTorch) {
   const PlanReport& plan = session->plan();
   ASSERT_EQ(plan.partitions.size(), 1u);
   EXPECT_EQ(plan.partitions[0].backend, "cpu");
-  EXPECT_EQ(plan.partitions[0].node_count, 10u);
+  // Conv+Relu (twice) and Gemm+Relu are fused; 10 nodes loaded, 7 run.
+  EXPECT_EQ(plan.partitions[0].node_count, 7u);
   EXPECT_TRUE(plan.copies.empty());
-  ASSERT_EQ(plan.nodes.size(), 10u);
-  EXPECT_EQ(plan.nodes[0].op_type, "Conv");
+  ASSERT_EQ(plan.nodes.size(), 7u);
+  EXPECT_EQ(plan.nodes[0].node, "/conv1/Conv");
+  EXPECT_EQ(plan.nodes[0].op_type, "FusedConv");
+  EXPECT_EQ(plan.nodes[0].domain, "ai.infer");
   EXPECT_EQ(plan.nodes[0].reason, "cpu: supported");
+  EXPECT_EQ(plan.nodes_loaded, 10u);
+  EXPECT_EQ(plan.nodes_optimized, 7u);
+  EXPECT_TRUE(plan.decomposed.empty());
+
+  // Unoptimized, the same logits from the 10 nodes of the file.
+  auto plain = create({"cpu"}, 0);
+  ASSERT_NE(plain, nullptr);
+  expect_logits(*plain, 0, 8);
+  EXPECT_EQ(plain->plan().nodes.size(), 10u);
+  EXPECT_EQ(plain->plan().nodes[0].op_type, "Conv");
 }
 
 TEST_F(DigitsTest, DynamicBatchSizesOnOneSession) {
@@ -108,11 +123,11 @@ TEST_F(DigitsTest, DynamicBatchSizesOnOneSession) {
   expect_logits(*session, 7, 1);
 }
 
-// The example backend (Add/Sub/Mul/Relu/MatMul/Gemm) takes the Relus and the classifier
-// head, cpu the convolutions, pooling and Flatten: six partitions alternating between the
-// devices, with real copies through the example's copy engine.
+// Without fusion (level 1), the example backend (Add/Sub/Mul/Relu/MatMul/Gemm) takes the
+// Relus and the classifier head, cpu the convolutions, pooling and Flatten: six partitions
+// alternating between the devices, with real copies through the example's copy engine.
 TEST_F(DigitsTest, SplitOverExampleAndCpuMatchesPyTorch) {
-  auto session = create({"example", "cpu"});
+  auto session = create({"example", "cpu"}, 1);
   ASSERT_NE(session, nullptr);
   EXPECT_EQ(session->active_backends(), (std::vector<std::string>{"example", "cpu"}));
   const PlanReport& plan = session->plan();
@@ -141,6 +156,33 @@ TEST_F(DigitsTest, SplitOverExampleAndCpuMatchesPyTorch) {
   // elements, then Flatten's 64 up and the 10 logits back).
   EXPECT_EQ(stats.copy_bytes, 4u * 8 * (2 * 512 + 2 * 256 + 64 + 10));
   expect_logits(*session, 3, 2);
+}
+
+// At level 3 the Relus after the convolutions are fused into them (only cpu runs
+// FusedConv, and the example cannot run the Conv of its decomposition, so they stay fused
+// on cpu), while fc1's FusedGemm+Relu goes back to Gemm and Relu for the example backend,
+// which comes first and runs both: two partitions instead of six.
+TEST_F(DigitsTest, FusedNodesGoToTheBackendThatRunsThemOrTheirDecomposition) {
+  auto session = create({"example", "cpu"});
+  ASSERT_NE(session, nullptr);
+  const PlanReport& plan = session->plan();
+  ASSERT_EQ(plan.partitions.size(), 2u);
+  EXPECT_EQ(plan.partitions[0].backend, "cpu");
+  EXPECT_EQ(plan.partitions[1].backend, "example");
+  EXPECT_EQ(plan.nodes[0].op_type, "FusedConv");
+  EXPECT_EQ(plan.nodes[0].backend, "cpu");
+  ASSERT_EQ(plan.decomposed.size(), 1u);
+  EXPECT_EQ(plan.decomposed[0],
+            "node '/fc1/Gemm' (ai.infer:FusedGemm): decomposed (example runs its decomposition "
+            "and comes before cpu)");
+  std::vector<std::string> example_ops;
+  for (const NodePlacement& n : plan.nodes)
+    if (n.backend == "example") example_ops.push_back(n.node + " " + n.op_type);
+  EXPECT_EQ(example_ops, (std::vector<std::string>{"/fc1/Gemm Gemm", "/fc1/Gemm/Relu Relu",
+                                                   "/fc2/Gemm Gemm"}));
+  RunStats stats;
+  expect_logits(*session, 0, 8, &stats);
+  EXPECT_EQ(stats.copies, 2u);  // Flatten's output up, the logits back
 }
 
 TEST_F(DigitsTest, ManyThreadsRunOneSessionWithIdenticalResults) {
@@ -192,6 +234,7 @@ TEST_F(DigitsTest, BadInputsAreRejectedBeforeRunning) {
 
 TEST_F(DigitsTest, PinsMoveNodesAndStrictModeListsUnclaimedNodes) {
   SessionOptions pinned = tree_options({"example", "cpu"});
+  pinned.optimization_level = 1;  // "/Relu" is a node of its own only without fusion
   pinned.placement = {{"/Relu", "cpu"}};
   auto s = Session::create(source_path("models/digits_cnn.onnx"), pinned);
   ASSERT_TRUE(s.is_ok()) << s.status().message();

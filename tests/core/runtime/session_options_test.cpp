@@ -27,7 +27,11 @@ std::string model_with_dead_node() {
 TEST(SessionOptions, DeadCodeIsRemovedAndReported) {
   auto s = Session::create(model_with_dead_node(), tree_options({"cpu"}));
   ASSERT_TRUE(s.is_ok()) << s.status().message();
-  EXPECT_EQ((*s)->plan().passes, (std::vector<std::string>{"dead_code_elimination x1"}));
+  ASSERT_EQ((*s)->plan().passes.size(), 1u);
+  EXPECT_EQ((*s)->plan().passes[0].rfind("dead_code_elimination: 1 rewrite, ", 0), 0u)
+      << (*s)->plan().passes[0];
+  EXPECT_EQ((*s)->plan().nodes_loaded, 2u);
+  EXPECT_EQ((*s)->plan().nodes_optimized, 1u);
   ASSERT_EQ((*s)->plan().nodes.size(), 1u);
   EXPECT_EQ((*s)->plan().nodes[0].node, "relu");
   const float x[] = {-1.5f, 2.5f};
@@ -96,9 +100,11 @@ TEST(SessionOptions, OptionErrorsComeBackFromCreate) {
   o.disabled_passes = {"fold_everything"};
   s = Session::create(model_with_dead_node(), o);
   ASSERT_FALSE(s.is_ok());
-  EXPECT_EQ(s.status().message(),
-            "unknown optimizer pass 'fold_everything' in disabled passes (known passes: "
-            "dead_code_elimination)");
+  EXPECT_EQ(s.status().message().rfind(
+                "unknown optimizer pass 'fold_everything' in disabled passes (known passes: ", 0),
+            0u)
+      << s.status().message();
+  EXPECT_NE(s.status().message().find("dead_code_elimination"), std::string::npos);
 
   o = tree_options({"cpu"});
   o.optimization_level = 7;

@@ -12,57 +12,12 @@
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "nn_util.hpp"
+#include "softmax_row.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Mode { kSoftmax, kLogSoftmax, kHardmax };
-
-template <typename T>
-void normalize_row(const T* xr, T* yr, int64_t n, int64_t inner, Mode mode) {
-  using C = compute_t<T>;
-  if (mode == Mode::kHardmax) {
-    // The first occurrence of the maximum gets the 1 (a NaN never compares greater).
-    int64_t best = 0;
-    C mx = to_compute(xr[0]);
-    for (int64_t k = 1; k < n; ++k) {
-      const C v = to_compute(xr[k * inner]);
-      if (v > mx) {
-        mx = v;
-        best = k;
-      }
-    }
-    for (int64_t k = 0; k < n; ++k) yr[k * inner] = from_compute<T>(C(k == best ? 1 : 0));
-    return;
-  }
-  C mx = -INFINITY;
-  for (int64_t k = 0; k < n; ++k) mx = std::fmax(mx, to_compute(xr[k * inner]));
-  if (std::isinf(mx) && mx < 0) mx = 0;  // every element -inf: avoid (-inf) - (-inf)
-  double sum = 0;
-  if constexpr (std::is_same_v<T, C>) {
-    // Full-precision types keep the exponentials in the output and scale them after.
-    for (int64_t k = 0; k < n; ++k) {
-      const C e = std::exp(xr[k * inner] - mx);
-      if (mode == Mode::kSoftmax) yr[k * inner] = e;
-      sum += static_cast<double>(e);
-    }
-  } else {
-    for (int64_t k = 0; k < n; ++k)
-      sum += static_cast<double>(std::exp(to_compute(xr[k * inner]) - mx));
-  }
-  if (mode == Mode::kLogSoftmax) {
-    const C ls = static_cast<C>(std::log(sum));
-    for (int64_t k = 0; k < n; ++k)
-      yr[k * inner] = from_compute<T>(to_compute(xr[k * inner]) - mx - ls);
-  } else if constexpr (std::is_same_v<T, C>) {
-    const C inv = static_cast<C>(1.0 / sum);
-    for (int64_t k = 0; k < n; ++k) yr[k * inner] *= inv;
-  } else {
-    const C inv = static_cast<C>(1.0 / sum);
-    for (int64_t k = 0; k < n; ++k)
-      yr[k * inner] = from_compute<T>(std::exp(to_compute(xr[k * inner]) - mx) * inv);
-  }
-}
+using Mode = SoftmaxMode;
 
 class SoftmaxKernel final : public Kernel {
  public:
@@ -95,8 +50,8 @@ class SoftmaxKernel final : public Kernel {
                          for (size_t r = r0; r < r1; ++r) {
                            const int64_t o = static_cast<int64_t>(r) / inner,
                                          i = static_cast<int64_t>(r) % inner;
-                           normalize_row(x + o * n * inner + i, y + o * n * inner + i, n, inner,
-                                         mode);
+                           softmax_row(x + o * n * inner + i, y + o * n * inner + i, n, inner,
+                                       mode);
                          }
                        });
       return Status::ok();

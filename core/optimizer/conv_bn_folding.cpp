@@ -1,0 +1,119 @@
+#include "optimizer/conv_bn_folding.hpp"
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "optimizer/fused_activation.hpp"
+#include "optimizer/rewrite.hpp"
+
+namespace infer::optimizer {
+namespace {
+
+// True when output `i` of `node` is absent or nobody can observe it.
+bool output_unused(const GraphIndex& index, const ir::Node& node, size_t i) {
+  if (i >= node.outputs.size() || node.outputs[i] == ir::kNoValue) return true;
+  const ir::ValueId v = node.outputs[i];
+  return index.consumers(v).empty() && !index.is_graph_output(v) && !index.is_captured(v);
+}
+
+// A Conv-like node whose bias can absorb an affine per-channel transform of its output.
+bool foldable_producer(const ir::Node& conv) {
+  if (is_onnx_op(conv, "Conv")) return true;
+  // A FusedConv applies its activation and adds Z after the bias: neither commutes with
+  // the BatchNormalization's scale, so only the plain form folds.
+  if (!is_fused_op(conv, "FusedConv") || has_activation(conv)) return false;
+  return conv.inputs.size() < 4 || conv.inputs[3] == ir::kNoValue;
+}
+
+// Per-channel BatchNormalization parameters, each `channels` long, or nullopt.
+std::optional<std::vector<double>> channel_param(const ir::Graph& graph, ir::ValueId v,
+                                                 int64_t channels) {
+  std::optional<std::vector<double>> p = float_constant(graph, v);
+  if (!p || static_cast<int64_t>(p->size()) != channels) return std::nullopt;
+  return p;
+}
+
+// Folds bn into conv when the pattern holds; returns false (changing nothing) otherwise.
+bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const ir::Node& bn) {
+  if (bn.inputs.size() != 5 || bn.outputs.empty() || bn.outputs[0] == ir::kNoValue) return false;
+  if (bn.attr_int("training_mode", 0) != 0) return false;
+  // BatchNormalization-7 and older could normalize per element (spatial = 0).
+  if (bn.attr_int("spatial", 1) != 1) return false;
+  for (size_t i = 1; i < bn.outputs.size(); ++i)
+    if (!output_unused(index, bn, i)) return false;
+
+  const ir::ValueId x = bn.inputs[0];
+  if (conv.outputs.size() != 1 || conv.outputs[0] != x || !index.has_single_use(x)) return false;
+  const ir::ValueId y = bn.outputs[0];
+  const DataType dt = graph.value(x).dtype;
+  if (!is_fusion_float(dt) || graph.value(y).dtype != dt) return false;
+
+  if (conv.inputs.size() < 2) return false;
+  const ir::TensorData* w = constant_of(graph, conv.inputs[1]);
+  if (w == nullptr || w->dtype() != dt || w->dims().size() < 3) return false;
+  const int64_t channels = w->dims()[0];
+  if (channels <= 0) return false;
+  std::optional<std::vector<double>> weights = float_constant(graph, conv.inputs[1]);
+  if (!weights) return false;
+
+  std::vector<double> bias(static_cast<size_t>(channels), 0.0);
+  const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue;
+  if (has_bias) {
+    const ir::TensorData* b = constant_of(graph, conv.inputs[2]);
+    if (b == nullptr || b->dtype() != dt) return false;
+    std::optional<std::vector<double>> values = channel_param(graph, conv.inputs[2], channels);
+    if (!values) return false;
+    bias = *values;
+  }
+  auto scale = channel_param(graph, bn.inputs[1], channels);
+  auto shift = channel_param(graph, bn.inputs[2], channels);
+  auto mean = channel_param(graph, bn.inputs[3], channels);
+  auto var = channel_param(graph, bn.inputs[4], channels);
+  if (!scale || !shift || !mean || !var) return false;
+  const double epsilon = bn.attr_float("epsilon", 1e-5);
+
+  const size_t per_channel = weights->size() / static_cast<size_t>(channels);
+  std::vector<double> new_bias(static_cast<size_t>(channels));
+  for (size_t m = 0; m < static_cast<size_t>(channels); ++m) {
+    const double denom = (*var)[m] + epsilon;
+    if (!(denom > 0)) return false;  // a negative variance has no real folding
+    const double s = (*scale)[m] / std::sqrt(denom);
+    for (size_t k = 0; k < per_channel; ++k) (*weights)[m * per_channel + k] *= s;
+    new_bias[m] = (bias[m] - (*mean)[m]) * s + (*shift)[m];
+  }
+
+  const std::string& w_name = graph.value(conv.inputs[1]).name;
+  const ir::ValueId new_w =
+      add_constant(graph, w_name + "_bn_folded", make_float_tensor(dt, w->dims(), *weights));
+  const ir::ValueId new_b = add_constant(graph, conv.name + "_bias_bn_folded",
+                                         make_float_tensor(dt, {channels}, new_bias));
+  conv.inputs[1] = new_w;
+  if (conv.inputs.size() < 3) conv.inputs.resize(3, ir::kNoValue);
+  conv.inputs[2] = new_b;
+  conv.outputs[0] = y;
+  return true;
+}
+
+}  // namespace
+
+Result<int> ConvBnFolding::apply(ir::Graph& graph, const PassContext& context) {
+  if (!fusions_enabled(context)) return 0;
+  const GraphIndex index(graph);
+  std::vector<bool> remove(graph.node_count(), false);
+  int folded = 0;
+  for (ir::NodeId id = 0; id < graph.node_count(); ++id) {
+    const ir::Node& bn = graph.node(id);
+    if (!is_onnx_op(bn, "BatchNormalization") || bn.inputs.empty()) continue;
+    const ir::NodeId conv_id = index.producer_id(bn.inputs[0]);
+    if (conv_id == ir::kNoNode || !foldable_producer(graph.node(conv_id))) continue;
+    if (!try_fold(graph, index, graph.node(conv_id), bn)) continue;
+    remove[id] = true;
+    ++folded;
+  }
+  if (folded == 0) return 0;
+  INFER_RETURN_IF_ERROR(commit(graph, remove));
+  return folded;
+}
+
+}  // namespace infer::optimizer
