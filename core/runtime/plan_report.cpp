@@ -60,7 +60,7 @@ std::string PlanReport::to_text() const {
   out += "\n";
   for (const std::string& p : passes) out += "  " + p + "\n";
   if (!decomposed.empty()) {
-    out += "fused nodes no backend claimed (run as standard operators):\n";
+    out += "fused nodes run as their standard operators:\n";
     for (const std::string& d : decomposed) out += "  " + d + "\n";
   }
   return out;

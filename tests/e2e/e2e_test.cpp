@@ -142,6 +142,37 @@ TEST(EndToEnd, ExplainShowsTwoBackendsAndCopies) {
   EXPECT_EQ(text.out.find("per run: 0 copies"), std::string::npos) << text.out;
 }
 
+// At level 3 the digits model's Conv+Relu and Gemm+Relu pairs are fused; fc1's pair goes
+// back to Gemm and Relu for the example device, which runs both and comes before cpu.
+// Disabling the one pass that fires leaves the graph as loaded.
+TEST(EndToEnd, ExplainReportsWhatTheOptimizerDid) {
+  const ProcessResult r = infer_run({"--config", "configs/example_split.yaml", "--opt-level",
+                                     "3", "--explain", "--json"},
+                                    INFER_SOURCE_DIR);
+  expect_success(r);
+  const std::optional<JsonValue> json = JsonParser::parse(r.out);
+  ASSERT_TRUE(json.has_value()) << r.out;
+  const JsonValue* optimizer = json->get("plan")->get("optimizer");
+  ASSERT_TRUE(optimizer != nullptr && optimizer->is_object()) << r.out;
+  EXPECT_EQ(optimizer->get("level")->number, 3);
+  EXPECT_EQ(optimizer->get("nodes_loaded")->number, 10);
+  EXPECT_EQ(optimizer->get("nodes_run")->number, 8);
+  ASSERT_EQ(optimizer->get("decomposed")->array.size(), 1u) << r.out;
+  EXPECT_NE(optimizer->get("decomposed")->array[0].string.find("'/fc1/Gemm'"), std::string::npos);
+  ASSERT_EQ(json->get("plan")->get("passes")->array.size(), 1u) << r.out;
+  EXPECT_EQ(json->get("plan")->get("passes")->array[0].string.rfind("activation_fusion: 3 rewrites", 0), 0u);
+
+  const ProcessResult off =
+      infer_run({"--config", "configs/example_split.yaml", "--opt-level", "3", "--disable-pass",
+                 "activation_fusion", "--explain"},
+                INFER_SOURCE_DIR);
+  expect_success(off);
+  EXPECT_NE(off.out.find("optimizer: level 3, 10 nodes loaded -> 10 nodes run"), std::string::npos)
+      << off.out;
+  EXPECT_NE(off.out.find("optimizer passes that changed the graph: none"), std::string::npos)
+      << off.out;
+}
+
 TEST(EndToEnd, BenchmarkJson) {
   const ProcessResult r = infer_run(
       {"--config", "configs/default.yaml", "--benchmark", "--json", "--warmup", "2", "--iterations", "10"},

@@ -98,6 +98,15 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
   json.key("passes").begin_array();
   for (const std::string& pass : plan.passes) json.value(pass);
   json.end_array();
+  json.key("optimizer").begin_object()
+      .key("level").value(static_cast<int64_t>(plan.optimization_level))
+      .key("nodes_loaded").value(static_cast<int64_t>(plan.nodes_loaded))
+      .key("nodes_run").value(static_cast<int64_t>(plan.nodes_optimized))
+      .key("ms").value(plan.optimizer_ms)
+      .key("decomposed").begin_array();
+  for (const std::string& d : plan.decomposed) json.value(d);
+  json.end_array();
+  json.end_object();
   json.end_object();
 }
 

@@ -132,8 +132,10 @@ struct PlanReport {
   size_t nodes_loaded = 0;       // nodes of the model as loaded
   size_t nodes_optimized = 0;    // nodes of the graph as it runs
   double optimizer_ms = 0;       // wall time of the optimizer (passes and fallbacks)
-  // Fused ai.infer nodes no enabled backend claimed, run as their standard-op
-  // decomposition: "node 'conv1' (FusedConv): decomposed".
+  // Fused ai.infer nodes run as their standard-operator decomposition, because no backend
+  // claims them or one of higher priority runs the decomposition:
+  // "node 'fc1' (ai.infer:FusedGemm): decomposed (example runs its decomposition and comes
+  // before cpu)".
   std::vector<std::string> decomposed;
   std::string to_text() const;      // the --explain rendering
 };

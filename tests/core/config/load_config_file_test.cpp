@@ -95,7 +95,7 @@ TEST(ShippedConfigs, DefaultYaml) {
   ASSERT_EQ(config->backends.size(), 1u);
   EXPECT_EQ(config->backends[0].name, "cpu");
   EXPECT_EQ(config->threads, 2);
-  EXPECT_EQ(config->optimization_level, 1);
+  EXPECT_EQ(config->optimization_level, 3);
   ASSERT_EQ(config->inputs.size(), 1u);
   EXPECT_EQ(config->inputs[0].name, "image");
   EXPECT_EQ(config->inputs[0].file, source_path("models/digits_samples.npy"));

@@ -34,7 +34,7 @@ TEST(PlanReport, ToTextListsNodesPartitionsCopiesAndPasses) {
             "optimizer: level 3, 4 nodes loaded -> 3 nodes run, 1.2 ms\n"
             "optimizer passes that changed the graph:\n"
             "  dead_code_elimination: 1 rewrite, 0.1 ms\n"
-            "fused nodes no backend claimed (run as standard operators):\n"
+            "fused nodes run as their standard operators:\n"
             "  node 'f2' (FusedConv): decomposed (no backend claims it)\n");
 }
 
