@@ -140,21 +140,6 @@ bool is_noop(const ir::Graph& graph, const ir::Node& node, const GraphIndex& ind
 
 }  // namespace
 
-bool remove_forwarding_node(ir::Graph& graph, const GraphIndex& index, ir::NodeId id,
-                            ir::ValueId kept, ir::ValueId dropped, std::vector<bool>& remove) {
-  const bool renames = index.is_graph_output(dropped) || index.is_captured(dropped);
-  if (!bypass(graph, index, kept, dropped)) return false;
-  ir::Node& node = graph.node(id);
-  node.inputs.clear();
-  node.outputs.clear();
-  if (id >= remove.size()) remove.resize(id + 1, false);
-  remove[id] = true;
-  // bypass() made kept's producer write `dropped`: the producers GraphIndex reads from the
-  // graph must follow before the next bypass() looks them up.
-  if (renames) graph.rebuild_links();
-  return true;
-}
-
 Result<int> NoopElimination::apply(ir::Graph& graph, const PassContext& context) {
   const GraphIndex index(graph);
   const int64_t opset = context.opset();

@@ -10,14 +10,6 @@
 
 namespace infer::optimizer {
 
-// Removes node `id`, which forwards `kept` unchanged to `dropped`, through bypass(): the
-// node is marked in `remove` and detached (no inputs, no outputs) so that the links can
-// be rebuilt at once when bypass() moved an output name onto `kept`'s producer; `index`
-// (which reads producers from the graph) therefore stays right for later calls. Returns
-// false, changing nothing, when bypass() refuses.
-bool remove_forwarding_node(ir::Graph& graph, const GraphIndex& index, ir::NodeId id,
-                            ir::ValueId kept, ir::ValueId dropped, std::vector<bool>& remove);
-
 // Removes, keeping graph-output and captured names (a node is kept when that is
 // impossible, e.g. a graph input forwarded to a graph output):
 // - Identity;

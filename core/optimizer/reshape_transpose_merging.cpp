@@ -4,7 +4,6 @@
 #include <optional>
 #include <vector>
 
-#include "optimizer/noop_elimination.hpp"
 #include "optimizer/rewrite.hpp"
 
 namespace infer::optimizer {

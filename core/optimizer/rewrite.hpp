@@ -96,13 +96,22 @@ bool has_subgraphs(const ir::Node& node);
 // is_captured first, or use bypass().
 void replace_uses(ir::Graph& graph, ir::ValueId from, ir::ValueId to);
 
-// Removes a node that forwards `kept` unchanged to `dropped` (Identity, a no-op Reshape):
-// readers of `dropped` read `kept` instead. When `dropped` is a graph output or captured
-// by name (its name must survive) and `kept` is produced by a node that can take over the
-// name, that producer writes `dropped` directly instead. Returns false, changing nothing,
-// when neither is possible (e.g. `kept` is a graph input and `dropped` a graph output).
-// The caller marks the forwarding node for removal only when this returns true.
+// The low-level step of remove_forwarding_node() (prefer that one): readers of `dropped`
+// read `kept` instead. When `dropped` is a graph output or captured by name (its name
+// must survive) and `kept` is produced by a node that can take over the name, that
+// producer writes `dropped` directly instead; Value::producer (which GraphIndex reads)
+// is then stale until the forwarding node is detached and the links rebuilt. Returns
+// false, changing nothing, when neither is possible (e.g. `kept` is a graph input and
+// `dropped` a graph output). The caller removes the forwarding node only on true.
 bool bypass(ir::Graph& graph, const GraphIndex& index, ir::ValueId kept, ir::ValueId dropped);
+
+// Removes node `id`, which forwards `kept` unchanged to `dropped`, through bypass(): the
+// node is marked in `remove` and detached (no inputs, no outputs) so that the links can
+// be rebuilt at once when bypass() moved an output name onto `kept`'s producer; `index`
+// (which reads producers from the graph) therefore stays right for later calls. Returns
+// false, changing nothing, when bypass() refuses.
+bool remove_forwarding_node(ir::Graph& graph, const GraphIndex& index, ir::NodeId id,
+                            ir::ValueId kept, ir::ValueId dropped, std::vector<bool>& remove);
 
 // Erases the nodes marked in `remove` (may be shorter than the node list), rebuilds the
 // links and sorts the graph topologically (nodes appended by the pass move into place).

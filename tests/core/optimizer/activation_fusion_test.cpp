@@ -11,18 +11,10 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::GraphBuilder;
-using testing::op_types;
-using Ops = std::vector<std::string>;
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
+using namespace testing;
 
 int run(ir::Graph& g, int64_t opset = 13) {
-  Result<int> r = ActivationFusion().apply(g, context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_TRUE(g.validate().is_ok()) << g.validate().message();
-  return r.is_ok() ? *r : -1;
+  return apply_pass<ActivationFusion>(g, context_at(opset));
 }
 
 // x -> Conv(W) -> c -> <act>(c, extra inputs...) -> y.
@@ -186,16 +178,22 @@ TEST(ActivationFusion, MatMulAndFusedMatMulWithBias) {
   EXPECT_EQ(g.node(1).attr_string("activation", ""), "Tanh");
 }
 
-TEST(ActivationFusion, FusedConvWithResidualTakesTheActivation) {
-  ir::Graph g;
+// x (and z) -> FusedConv(W, conv_inputs..., conv_attrs) -> c -> <act>(c) -> y.
+void build_fused_conv_act(ir::Graph& g, const std::vector<std::string>& conv_inputs,
+                          std::vector<ir::Attribute> conv_attrs, const std::string& act) {
   GraphBuilder b(g);
   b.f32("W", {1, 1, 1, 1}, {2});
-  b.input("x");
-  b.input("z");
-  b.node("conv", "FusedConv", {"x", "W", "", "z"}, {"c"}, {}, "ai.infer");
-  b.node("act", "Relu", {"c"}, {"y"});
+  for (const auto& in : conv_inputs)
+    if (in == "x" || in == "z") b.input(in);
+  b.node("conv", "FusedConv", conv_inputs, {"c"}, std::move(conv_attrs), "ai.infer");
+  b.node("act", act, {"c"}, {"y"});
   b.output("y");
   g.rebuild_links();
+}
+
+TEST(ActivationFusion, FusedConvWithResidualTakesTheActivation) {
+  ir::Graph g;
+  build_fused_conv_act(g, {"x", "W", "", "z"}, {}, "Relu");
   EXPECT_EQ(run(g), 1);
   ASSERT_EQ(op_types(g), Ops({"FusedConv"}));
   EXPECT_EQ(g.node(0).inputs[3], id_of(g, "z"));
@@ -204,13 +202,7 @@ TEST(ActivationFusion, FusedConvWithResidualTakesTheActivation) {
 
 TEST(ActivationFusion, RefusesWhenAnActivationIsAlreadySet) {
   ir::Graph g;
-  GraphBuilder b(g);
-  b.f32("W", {1, 1, 1, 1}, {2});
-  b.input("x");
-  b.node("conv", "FusedConv", {"x", "W"}, {"c"}, {attr_string("activation", "Relu")}, "ai.infer");
-  b.node("act", "Sigmoid", {"c"}, {"y"});
-  b.output("y");
-  g.rebuild_links();
+  build_fused_conv_act(g, {"x", "W"}, {attr_string("activation", "Relu")}, "Sigmoid");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(op_types(g), Ops({"FusedConv", "Sigmoid"}));
 }
@@ -218,10 +210,7 @@ TEST(ActivationFusion, RefusesWhenAnActivationIsAlreadySet) {
 TEST(ActivationFusion, RefusesAConvOutputWithTwoConsumers) {
   ir::Graph g;
   build_conv_act(g, "Relu");
-  GraphBuilder b(g);
-  b.node("other", "Neg", {"c"}, {"n"});
-  b.output("n");
-  g.rebuild_links();
+  add_reader(g, "c", "other", "Neg", "n");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(op_types(g), Ops({"Conv", "Relu", "Neg"}));
 

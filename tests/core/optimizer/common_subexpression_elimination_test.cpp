@@ -16,28 +16,9 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::GraphBuilder;
-using testing::node_names;
-using testing::op_types;
-using Names = std::vector<std::string>;
+using namespace testing;
 
-int run(ir::Graph& g) {
-  CommonSubexpressionElimination pass;
-  Result<int> r = pass.apply(g, testing::context_at(17));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  const Status valid = g.validate();
-  EXPECT_TRUE(valid.is_ok()) << valid.message();
-  return r.is_ok() ? *r : -1;
-}
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
-
-const ir::Node& node_named(const ir::Graph& g, const std::string& name) {
-  for (const ir::Node& n : g.nodes())
-    if (n.name == name) return n;
-  ADD_FAILURE() << "no node " << name;
-  return g.nodes().front();
-}
+int run(ir::Graph& g) { return apply_pass<CommonSubexpressionElimination>(g, context_at(17)); }
 
 TEST(CommonSubexpressionElimination, MergesIdenticalNodes) {
   ir::Graph g;
@@ -214,24 +195,11 @@ TEST(CommonSubexpressionElimination, RandomOpsNodesWithoutInputsAndSubgraphsStay
   b.node("gen2", "RandomNormal", {}, {"f"}, {attr_ints("shape", {2})});
   b.node("k1", "MyConstant", {}, {"k"}, {}, "ai.infer");
   b.node("k2", "MyConstant", {}, {"l"}, {}, "ai.infer");
-  auto body = std::make_shared<ir::Graph>();
-  {
-    GraphBuilder bb(*body);
-    bb.value("x", /*outer_scope=*/true);
-    bb.node("inner", "Neg", {"x"}, {"r"});
-    bb.output("r");
-    body->rebuild_links();
-  }
-  ir::Attribute branch;
-  branch.name = "then_branch";
-  branch.type = ir::AttrType::kGraph;
-  branch.graphs = {body};
-  ir::Attribute other = branch;
-  other.name = "else_branch";
+  const std::vector<ir::Attribute> branches = if_branches_reading("x", "Neg");
   b.typed("cond", DataType::kBool, ir::Shape::of({}));
   b.input("cond");
-  b.node("if1", "If", {"cond"}, {"i1"}, {branch, other});
-  b.node("if2", "If", {"cond"}, {"i2"}, {branch, other});
+  b.node("if1", "If", {"cond"}, {"i1"}, branches);
+  b.node("if2", "If", {"cond"}, {"i2"}, branches);
   b.node("sum", "Sum", {"a", "b", "c", "d", "e", "f", "k", "l", "i1", "i2"}, {"y"});
   b.output("y");
   g.rebuild_links();
@@ -304,13 +272,11 @@ TEST(BasicPasses, PipelineCleansAnExportedAttentionReshape) {
   // only the Add and a Reshape with a constant [0,0,4,16] shape remain.
   ir::Graph g;
   GraphBuilder b(g);
-  b.typed("h", DataType::kFloat32,
-          testing::shape_of({testing::sym("batch"), testing::sym("seq"), testing::dim(64)}));
+  const ir::Shape hidden = shape_of({sym("batch"), sym("seq"), dim(64)});
+  b.typed("h", DataType::kFloat32, hidden);
   b.input("h");
-  b.typed("h2", DataType::kFloat32,
-          testing::shape_of({testing::sym("batch"), testing::sym("seq"), testing::dim(64)}));
-  b.typed("q", DataType::kFloat32,
-          testing::shape_of({testing::sym("batch"), testing::sym("seq"), testing::dim(64)}));
+  b.typed("h2", DataType::kFloat32, hidden);
+  b.typed("q", DataType::kFloat32, hidden);
   b.f32("bias", {64}, std::vector<float>(64, 0.25f));
   b.i64("i0", {}, {0});
   b.i64("i1", {}, {1});
@@ -335,7 +301,7 @@ TEST(BasicPasses, PipelineCleansAnExportedAttentionReshape) {
 
   Result<Pipeline> p = make_pipeline(1, {});
   ASSERT_TRUE(p.is_ok()) << p.status().message();
-  ASSERT_TRUE(p->run(g, testing::context_at(17)).is_ok());
+  ASSERT_TRUE(p->run(g, context_at(17)).is_ok());
   ASSERT_TRUE(g.validate().is_ok()) << g.validate().message();
   EXPECT_EQ(op_types(g), Names({"Add", "Reshape"}));
   EXPECT_EQ(g.node(0).inputs[0], id_of(g, "h"));

@@ -13,10 +13,7 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::GraphBuilder;
-using testing::node_names;
-using testing::op_types;
-using Names = std::vector<std::string>;
+using namespace testing;
 
 // A stand-in for the CPU plugin: elementwise Add/Mul/Neg on float32 and int64 tensors of
 // equal shape (or with a one-element second operand), Dropout as identity, "Fill" making
@@ -75,29 +72,12 @@ class FakeEvaluator final : public ConstantEvaluator {
 };
 
 PassContext context_with(const ConstantEvaluator* evaluator, int64_t opset = 17) {
-  PassContext c = testing::context_at(opset);
+  PassContext c = context_at(opset);
   c.evaluator = evaluator;
   return c;
 }
 
-int run(ir::Graph& g, const PassContext& ctx) {
-  ConstantFolding pass;
-  Result<int> r = pass.apply(g, ctx);
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  const Status valid = g.validate();
-  EXPECT_TRUE(valid.is_ok()) << valid.message();
-  return r.is_ok() ? *r : -1;
-}
-
-const ir::Value& val(const ir::Graph& g, const std::string& name) {
-  return g.value(*g.find_value(name));
-}
-
-std::vector<float> floats_of(const ir::Graph& g, const std::string& name) {
-  const ir::TensorData* t = val(g, name).constant.get();
-  if (t == nullptr) return {};
-  return std::vector<float>(t->as<float>(), t->as<float>() + t->element_count());
-}
+int run(ir::Graph& g, const PassContext& ctx) { return apply_pass<ConstantFolding>(g, ctx); }
 
 TEST(ConstantFolding, FoldsAChainInOneApplication) {
   ir::Graph g;
@@ -119,7 +99,7 @@ TEST(ConstantFolding, FoldsAChainInOneApplication) {
   EXPECT_EQ(floats_of(g, "c"), std::vector<float>({4, 6}));
   EXPECT_EQ(floats_of(g, "d"), std::vector<float>({4, 12}));
   EXPECT_EQ(floats_of(g, "e"), std::vector<float>({-4, -12}));
-  EXPECT_EQ(g.node(0).inputs[0], *g.find_value("e"));
+  EXPECT_EQ(g.node(0).inputs[0], id_of(g, "e"));
   EXPECT_EQ(val(g, "e").producer, ir::kNoNode);
   EXPECT_EQ(val(g, "e").shape.to_string(), "[2]");
   // A fixed point: nothing is left to fold.
@@ -141,7 +121,7 @@ TEST(ConstantFolding, FoldsInt64AndTakesDimsFromTheResult) {
   FakeEvaluator eval;
   EXPECT_EQ(run(g, context_with(&eval)), 1);
   EXPECT_EQ(op_types(g), Names({"Reshape"}));
-  EXPECT_EQ(int_constant(g, *g.find_value("scaled")), std::vector<int64_t>({4, 6, 8}));
+  EXPECT_EQ(int_constant(g, id_of(g, "scaled")), std::vector<int64_t>({4, 6, 8}));
   EXPECT_EQ(val(g, "scaled").shape.to_string(), "[3]");
 }
 
@@ -171,7 +151,7 @@ TEST(ConstantFolding, ConstantNodesBecomeConstantsAndFeedLaterFolds) {
   EXPECT_TRUE(val(g, "cv").is_constant());
   EXPECT_EQ(val(g, "cv").constant->element_count(), 40000);
   EXPECT_EQ(floats_of(g, "mv")[39999], 1.0f);
-  EXPECT_EQ(testing::node_names(g), (std::vector<std::string>{"use"}));
+  EXPECT_EQ(node_names(g), Names({"use"}));
 }
 
 TEST(ConstantFolding, NoEvaluatorFoldsNothing) {
@@ -253,22 +233,8 @@ TEST(ConstantFolding, GraphOutputsAndCapturedValuesStayComputed) {
   b.i64("cond", {}, {1});
   b.node("to_output", "Neg", {"a"}, {"y"});
   b.node("captured", "Neg", {"a"}, {"c"});
-  auto body = std::make_shared<ir::Graph>();
-  {
-    GraphBuilder bb(*body);
-    bb.value("c", /*outer_scope=*/true);
-    bb.node("inner", "Identity", {"c"}, {"r"});
-    bb.output("r");
-    body->rebuild_links();
-  }
-  ir::Attribute branch;
-  branch.name = "then_branch";
-  branch.type = ir::AttrType::kGraph;
-  branch.graphs = {body};
-  ir::Attribute other = branch;
-  other.name = "else_branch";
   // The If reads only constants explicitly but has subgraphs: never evaluated.
-  b.node("if", "If", {"cond"}, {"z"}, {branch, other});
+  b.node("if", "If", {"cond"}, {"z"}, if_branches_reading("c", "Identity"));
   b.output("y");
   b.output("z");
   g.rebuild_links();

@@ -11,19 +11,7 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::dim;
-using testing::GraphBuilder;
-using testing::op_types;
-using testing::shape_of;
-using testing::sym;
-using Ops = std::vector<std::string>;
-
-std::vector<double> values_of(const ir::Graph& g, ir::ValueId v) {
-  return float_constant(g, v).value_or(std::vector<double>{});
-}
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
+using namespace testing;
 
 // x [1,2,3,3] -> Conv(W [2,2,1,1], B?) -> c [1,2,3,3] -> Add(c, k) -> y.
 void build_conv_add(ir::Graph& g, std::vector<int64_t> k_dims, std::vector<float> k_values,
@@ -44,10 +32,22 @@ void build_conv_add(ir::Graph& g, std::vector<int64_t> k_dims, std::vector<float
 }
 
 int run(ir::Graph& g, int64_t opset = 13) {
-  Result<int> r = ConvAddFusion().apply(g, context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_TRUE(g.validate().is_ok()) << g.validate().message();
-  return r.is_ok() ? *r : -1;
+  return apply_pass<ConvAddFusion>(g, context_at(opset));
+}
+
+// x [x_dims] -> Conv(W) -> c -> Add(c, k) -> y, with no attributes on the Conv.
+void build_plain_conv_add(ir::Graph& g, const Ints& x_dims, const Ints& w_dims,
+                          const std::vector<float>& w, const Ints& k_dims,
+                          const std::vector<float>& k) {
+  GraphBuilder b(g);
+  b.typed("x", DataType::kFloat32, x_dims);
+  b.f32("W", w_dims, w);
+  b.f32("k", k_dims, k);
+  b.input("x");
+  b.node("conv", "Conv", {"x", "W"}, {"c"});
+  b.node("add", "Add", {"c", "k"}, {"y"});
+  b.output("y");
+  g.rebuild_links();
 }
 
 TEST(ConvAddFusion, FoldsAChannelConstantIntoAMissingBias) {
@@ -93,30 +93,14 @@ TEST(ConvAddFusion, OneAndThreeDimensionalConvolutions) {
   {
     // 1-D: W [2,1,3], bias constant [2,1].
     ir::Graph g;
-    GraphBuilder b(g);
-    b.typed("x", DataType::kFloat32, {1, 1, 5});
-    b.f32("W", {2, 1, 3}, {1, 1, 1, 1, 1, 1});
-    b.f32("k", {2, 1}, {7, 8});
-    b.input("x");
-    b.node("conv", "Conv", {"x", "W"}, {"c"});
-    b.node("add", "Add", {"c", "k"}, {"y"});
-    b.output("y");
-    g.rebuild_links();
+    build_plain_conv_add(g, {1, 1, 5}, {2, 1, 3}, {1, 1, 1, 1, 1, 1}, {2, 1}, {7, 8});
     EXPECT_EQ(run(g), 1);
     EXPECT_EQ(values_of(g, g.node(0).inputs[2]), std::vector<double>({7, 8}));
   }
   {
     // 3-D: W [2,1,1,1,1], bias constant [2,1,1,1].
     ir::Graph g;
-    GraphBuilder b(g);
-    b.typed("x", DataType::kFloat32, {1, 1, 2, 2, 2});
-    b.f32("W", {2, 1, 1, 1, 1}, {1, 2});
-    b.f32("k", {2, 1, 1, 1}, {-1, -2});
-    b.input("x");
-    b.node("conv", "Conv", {"x", "W"}, {"c"});
-    b.node("add", "Add", {"c", "k"}, {"y"});
-    b.output("y");
-    g.rebuild_links();
+    build_plain_conv_add(g, {1, 1, 2, 2, 2}, {2, 1, 1, 1, 1}, {1, 2}, {2, 1, 1, 1}, {-1, -2});
     EXPECT_EQ(run(g), 1);
     EXPECT_EQ(values_of(g, g.node(0).inputs[2]), std::vector<double>({-1, -2}));
   }
@@ -163,9 +147,7 @@ TEST(ConvAddFusion, RefusesConstantsThatAreNotPerChannel) {
 TEST(ConvAddFusion, RefusesANonConstantExistingBias) {
   ir::Graph g;
   build_conv_add(g, {2, 1, 1}, {1, 1}, true);
-  const ir::ValueId bias = id_of(g, "B");
-  g.value(bias).constant.reset();
-  g.inputs.push_back(bias);
+  make_graph_input(g, "B");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(op_types(g), Ops({"Conv", "Add"}));
 }
@@ -180,20 +162,17 @@ TEST(ConvAddFusion, RefusesBelowOpset13) {
 TEST(ConvAddFusion, RefusesAConvOutputWithTwoReaders) {
   ir::Graph g;
   build_conv_add(g, {2, 1, 1}, {1, 1}, false);
-  GraphBuilder b(g);
-  b.node("other", "Relu", {"c"}, {"r"});
-  b.output("r");
-  g.rebuild_links();
+  add_reader(g, "c");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(op_types(g), Ops({"Conv", "Add", "Relu"}));
 }
 
 // x -> Conv -> c; s is produced AFTER the Conv in node order; Add(c, s) -> y.
+ir::Shape residual_shape() { return shape_of({sym("n"), dim(2), dim(3), dim(3)}); }
+
 void build_residual(ir::Graph& g, ir::Shape s_shape) {
   GraphBuilder b(g);
-  b.typed("x", DataType::kFloat32, shape_of({sym("n"), dim(2), dim(3), dim(3)}));
-  b.typed("c", DataType::kFloat32, shape_of({sym("n"), dim(2), dim(3), dim(3)}));
-  b.typed("y", DataType::kFloat32, shape_of({sym("n"), dim(2), dim(3), dim(3)}));
+  for (const char* v : {"x", "c", "y"}) b.typed(v, DataType::kFloat32, residual_shape());
   b.typed("s", DataType::kFloat32, std::move(s_shape));
   b.f32("W", {2, 2, 1, 1}, {1, 0, 0, 1});
   b.input("x");
@@ -207,7 +186,7 @@ void build_residual(ir::Graph& g, ir::Shape s_shape) {
 
 TEST(ConvAddFusion, ResidualBecomesFusedConvWithZ) {
   ir::Graph g;
-  build_residual(g, shape_of({sym("n"), dim(2), dim(3), dim(3)}));
+  build_residual(g, residual_shape());
   EXPECT_EQ(run(g), 1);
   // The skip branch now runs first: the fused node reads its output.
   ASSERT_EQ(op_types(g), Ops({"Relu", "FusedConv"}));
@@ -239,7 +218,7 @@ TEST(ConvAddFusion, ResidualRefusedWhenShapesAreNotProvablyEqual) {
 
 TEST(ConvAddFusion, ResidualRefusedWhenZIsAlreadySetOrAnActivationIsSet) {
   ir::Graph g;
-  build_residual(g, shape_of({sym("n"), dim(2), dim(3), dim(3)}));
+  build_residual(g, residual_shape());
   ir::Node& conv = g.node(0);
   conv.op_type = "FusedConv";
   conv.domain = "ai.infer";
@@ -247,7 +226,7 @@ TEST(ConvAddFusion, ResidualRefusedWhenZIsAlreadySetOrAnActivationIsSet) {
   EXPECT_EQ(run(g), 0);
 
   ir::Graph h;
-  build_residual(h, shape_of({sym("n"), dim(2), dim(3), dim(3)}));
+  build_residual(h, residual_shape());
   h.node(0).op_type = "FusedConv";
   h.node(0).domain = "ai.infer";
   set_attr(h.node(0), attr_string("activation", "Relu"));
@@ -273,10 +252,8 @@ TEST(ConvAddFusion, TwoConvolutionsIntoOneAddFuseOnce) {
   EXPECT_EQ(g.node(1).inputs[3], id_of(g, "c2"));
 }
 
-TEST(ConvAddFusion, ResNetBlockThroughTheLevel2Pipeline) {
-  // Conv -> BN -> Add(residual x) -> Relu, at level 2: one FusedConv with the folded
-  // BN, Z = x and a Relu activation.
-  ir::Graph g;
+// x -> Conv(W) -> c -> BatchNormalization(bn_attrs) -> bn -> Add(bn, x) -> sum -> Relu -> y.
+void build_resnet_block(ir::Graph& g, std::vector<ir::Attribute> bn_attrs) {
   GraphBuilder b(g);
   for (const char* v : {"x", "c", "bn", "sum", "y"}) b.typed(v, DataType::kFloat32, {1, 1, 2, 2});
   b.f32("W", {1, 1, 1, 1}, {2});
@@ -287,11 +264,18 @@ TEST(ConvAddFusion, ResNetBlockThroughTheLevel2Pipeline) {
   b.input("x");
   b.node("conv", "Conv", {"x", "W"}, {"c"});
   b.node("norm", "BatchNormalization", {"c", "scale", "bn_b", "mean", "var"}, {"bn"},
-         {attr_float("epsilon", 0.0)});
+         std::move(bn_attrs));
   b.node("add", "Add", {"bn", "x"}, {"sum"});
   b.node("relu", "Relu", {"sum"}, {"y"});
   b.output("y");
   g.rebuild_links();
+}
+
+TEST(ConvAddFusion, ResNetBlockThroughTheLevel2Pipeline) {
+  // Conv -> BN -> Add(residual x) -> Relu, at level 2: one FusedConv with the folded
+  // BN, Z = x and a Relu activation.
+  ir::Graph g;
+  build_resnet_block(g, {attr_float("epsilon", 0.0)});
 
   Result<Pipeline> p = make_pipeline(2, {});
   ASSERT_TRUE(p.is_ok()) << p.status().message();
@@ -308,20 +292,7 @@ TEST(ConvAddFusion, ResNetBlockThroughTheLevel2Pipeline) {
 
   // With the fusions disabled by name, only the BN folds.
   ir::Graph h;
-  GraphBuilder hb(h);
-  for (const char* v : {"x", "c", "bn", "sum", "y"}) hb.typed(v, DataType::kFloat32, {1, 1, 2, 2});
-  hb.f32("W", {1, 1, 1, 1}, {2});
-  hb.f32("scale", {1}, {1});
-  hb.f32("bn_b", {1}, {3});
-  hb.f32("mean", {1}, {1});
-  hb.f32("var", {1}, {1});
-  hb.input("x");
-  hb.node("conv", "Conv", {"x", "W"}, {"c"});
-  hb.node("norm", "BatchNormalization", {"c", "scale", "bn_b", "mean", "var"}, {"bn"});
-  hb.node("add", "Add", {"bn", "x"}, {"sum"});
-  hb.node("relu", "Relu", {"sum"}, {"y"});
-  hb.output("y");
-  h.rebuild_links();
+  build_resnet_block(h, {});
   Result<Pipeline> q = make_pipeline(2, {"conv_add_fusion", "activation_fusion"});
   ASSERT_TRUE(q.is_ok()) << q.status().message();
   ASSERT_TRUE(q->run(h, context_at(13)).is_ok());

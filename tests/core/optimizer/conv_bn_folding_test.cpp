@@ -8,17 +8,9 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::GraphBuilder;
-using testing::op_types;
-using Ops = std::vector<std::string>;
+using namespace testing;
 
-// The float values of constant `name`, or an empty vector when it is not a constant.
-std::vector<double> values_of(const ir::Graph& g, ir::ValueId v) {
-  return float_constant(g, v).value_or(std::vector<double>{});
-}
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
+int run(ir::Graph& g, int64_t opset) { return apply_pass<ConvBnFolding>(g, context_at(opset)); }
 
 // x [1,1,2,2] -> Conv(W=[[[[2]]]], B=[1]) -> c -> BN(scale 3, B 0.5, mean 2, var 3, eps 1)
 // -> y. s = 3 / sqrt(3 + 1) = 1.5, so W' = 2·1.5 = 3 and B' = (1 - 2)·1.5 + 0.5 = -1.
@@ -45,10 +37,7 @@ void build_one_channel(ir::Graph& g, bool with_bias = true) {
 TEST(ConvBnFolding, FoldsOneChannelIntoWeightAndBias) {
   ir::Graph g;
   build_one_channel(g);
-  ConvBnFolding pass;
-  Result<int> r = pass.apply(g, context_at(13));
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(*r, 1);
+  ASSERT_EQ(run(g, 13), 1);
   ASSERT_EQ(op_types(g), Ops({"Conv"}));
   const ir::Node& conv = g.node(0);
   EXPECT_EQ(conv.name, "conv");
@@ -84,9 +73,7 @@ TEST(ConvBnFolding, TwoChannelsWithoutBias) {
   b.output("z");
   g.rebuild_links();
 
-  Result<int> r = ConvBnFolding().apply(g, context_at(15));
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(*r, 1);
+  ASSERT_EQ(run(g, 15), 1);
   ASSERT_EQ(op_types(g), Ops({"Conv", "Relu"}));
   const ir::Node& conv = g.node(0);
   EXPECT_EQ(values_of(g, conv.inputs[1]), std::vector<double>({0.5, 1, 6, 8}));
@@ -115,7 +102,7 @@ TEST(ConvBnFolding, KeepsTheWeightDtype) {
   b.node("bn", "BatchNormalization", {"c", "scale", "bn_b", "mean", "var"}, {"y"});
   b.output("y");
   g.rebuild_links();
-  ASSERT_EQ(*ConvBnFolding().apply(g, context_at(13)), 1);
+  ASSERT_EQ(run(g, 13), 1);
   const ir::Node& conv = g.node(0);
   EXPECT_EQ(g.value(conv.inputs[1]).dtype, DataType::kFloat64);
   EXPECT_EQ(g.value(conv.inputs[2]).dtype, DataType::kFloat64);
@@ -126,19 +113,14 @@ TEST(ConvBnFolding, KeepsTheWeightDtype) {
 
 // Every refusal below must leave the graph exactly as it was.
 void expect_unchanged(ir::Graph& g, int64_t opset, const Ops& ops) {
-  Result<int> r = ConvBnFolding().apply(g, context_at(opset));
-  ASSERT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_EQ(*r, 0);
+  EXPECT_EQ(run(g, opset), 0);
   EXPECT_EQ(op_types(g), ops);
 }
 
 TEST(ConvBnFolding, RefusesWhenTheConvOutputHasASecondReader) {
   ir::Graph g;
   build_one_channel(g);
-  GraphBuilder b(g);
-  b.node("other", "Relu", {"c"}, {"r"});
-  b.output("r");
-  g.rebuild_links();
+  add_reader(g, "c");
   expect_unchanged(g, 13, {"Conv", "BatchNormalization", "Relu"});
 }
 
@@ -153,9 +135,7 @@ TEST(ConvBnFolding, RefusesANonConstantBatchNormParameter) {
   ir::Graph g;
   build_one_channel(g);
   // The mean becomes a graph input: its value is only known at run time.
-  const ir::ValueId mean = id_of(g, "mean");
-  g.value(mean).constant.reset();
-  g.inputs.push_back(mean);
+  make_graph_input(g, "mean");
   expect_unchanged(g, 13, {"Conv", "BatchNormalization"});
 }
 
@@ -163,9 +143,7 @@ TEST(ConvBnFolding, RefusesANonConstantWeightOrBias) {
   for (const char* name : {"W", "B"}) {
     ir::Graph g;
     build_one_channel(g);
-    const ir::ValueId v = id_of(g, name);
-    g.value(v).constant.reset();
-    g.inputs.push_back(v);
+    make_graph_input(g, name);
     expect_unchanged(g, 13, {"Conv", "BatchNormalization"});
   }
 }
@@ -183,24 +161,26 @@ TEST(ConvBnFolding, RefusesTrainingMode) {
   expect_unchanged(g, 14, {"Conv", "BatchNormalization"});
 }
 
+// Appends the named training-mode outputs to the BatchNormalization node.
+void add_bn_outputs(ir::Graph& g, const std::vector<std::string>& names) {
+  GraphBuilder b(g);
+  for (const auto& n : names) g.node(1).outputs.push_back(b.value(n));
+  g.rebuild_links();
+}
+
 TEST(ConvBnFolding, RefusesWhenARunningStatisticOutputIsUsed) {
   ir::Graph g;
   build_one_channel(g);
-  GraphBuilder b(g);
-  g.node(1).outputs.push_back(b.value("running_mean"));
-  b.output("running_mean");
-  g.rebuild_links();
+  add_bn_outputs(g, {"running_mean"});
+  GraphBuilder(g).output("running_mean");
   expect_unchanged(g, 13, {"Conv", "BatchNormalization"});
 }
 
 TEST(ConvBnFolding, FoldsWhenTrainingOutputsAreDeclaredButUnused) {
   ir::Graph g;
   build_one_channel(g);
-  GraphBuilder b(g);
-  g.node(1).outputs.push_back(b.value("running_mean"));
-  g.node(1).outputs.push_back(b.value("running_var"));
-  g.rebuild_links();
-  ASSERT_EQ(*ConvBnFolding().apply(g, context_at(13)), 1);
+  add_bn_outputs(g, {"running_mean", "running_var"});
+  ASSERT_EQ(run(g, 13), 1);
   EXPECT_EQ(op_types(g), Ops({"Conv"}));
 }
 

@@ -7,9 +7,9 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::GraphBuilder;
-using testing::node_names;
-using Names = std::vector<std::string>;
+using namespace testing;
+
+int run(ir::Graph& g) { return apply_pass<DeadCodeElimination>(g, {}); }
 
 TEST(DeadCodeElimination, RemovesAWholeDeadChainInOneApplication) {
   ir::Graph g;
@@ -22,19 +22,14 @@ TEST(DeadCodeElimination, RemovesAWholeDeadChainInOneApplication) {
   b.output("y");
   g.rebuild_links();
 
-  DeadCodeElimination dce;
-  Result<int> changed = dce.apply(g, {});
-  ASSERT_TRUE(changed.is_ok()) << changed.status().message();
-  EXPECT_TRUE(*changed);
+  ASSERT_GT(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"live"}));
   // Graph inputs are part of the signature and stay even when nothing reads them.
   ASSERT_EQ(g.inputs.size(), 1u);
   EXPECT_EQ(g.value(g.inputs[0]).name, "x");
 
   // The result is a fixed point: a second application changes nothing.
-  Result<int> again = dce.apply(g, {});
-  ASSERT_TRUE(again.is_ok());
-  EXPECT_FALSE(*again);
+  EXPECT_EQ(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"live"}));
 }
 
@@ -49,10 +44,7 @@ TEST(DeadCodeElimination, KeepsProducersOfGraphOutputsAndTheirInputs) {
   b.output("a_out");
   g.rebuild_links();
 
-  DeadCodeElimination dce;
-  Result<int> changed = dce.apply(g, {});
-  ASSERT_TRUE(changed.is_ok());
-  EXPECT_FALSE(*changed);
+  EXPECT_EQ(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"a", "b", "c"}));
 }
 
@@ -66,19 +58,15 @@ TEST(DeadCodeElimination, KeepsANodeWhenOnlyOneOfItsOutputsIsUsed) {
   b.output("y");
   g.rebuild_links();
 
-  DeadCodeElimination dce;
-  ASSERT_GT(*dce.apply(g, {}), 0);
+  ASSERT_GT(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"split", "use"}));
   // Links were rebuilt after the removal: "y" is produced by the node now at index 1.
-  EXPECT_EQ(g.value(*g.find_value("y")).producer, 1u);
+  EXPECT_EQ(g.value(id_of(g, "y")).producer, 1u);
 }
 
 TEST(DeadCodeElimination, EmptyGraphAndGraphWithoutDeadNodesAreUnchanged) {
   ir::Graph g;
-  DeadCodeElimination dce;
-  Result<int> changed = dce.apply(g, {});
-  ASSERT_TRUE(changed.is_ok());
-  EXPECT_FALSE(*changed);
+  EXPECT_EQ(run(g), 0);
 }
 
 // An If node whose branch reads the outer value "cap" by name: the producer of "cap" is
@@ -94,14 +82,6 @@ std::shared_ptr<ir::Graph> branch_capturing(const std::string& captured, bool wi
   return body;
 }
 
-ir::Attribute graph_attr(const std::string& name, std::shared_ptr<ir::Graph> g) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kGraph;
-  a.graphs.push_back(std::move(g));
-  return a;
-}
-
 TEST(DeadCodeElimination, KeepsValuesCapturedBySubgraphsOfLiveNodes) {
   ir::Graph g;
   GraphBuilder b(g);
@@ -114,10 +94,7 @@ TEST(DeadCodeElimination, KeepsValuesCapturedBySubgraphsOfLiveNodes) {
   b.output("y");
   g.rebuild_links();
 
-  DeadCodeElimination dce;
-  Result<int> changed = dce.apply(g, {});
-  ASSERT_TRUE(changed.is_ok());
-  EXPECT_FALSE(*changed);
+  EXPECT_EQ(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"make_cap", "if"}));
 }
 
@@ -145,10 +122,7 @@ TEST(DeadCodeElimination, CleansSubgraphBodiesAndFollowsCapturesAtAnyDepth) {
   b.output("y");
   g.rebuild_links();
 
-  DeadCodeElimination dce;
-  Result<int> changed = dce.apply(g, {});
-  ASSERT_TRUE(changed.is_ok());
-  EXPECT_TRUE(*changed);
+  EXPECT_GT(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"make_cap", "if"}));
   EXPECT_EQ(node_names(*middle), Names({"inner_if"}));
   const auto& inner_body = middle->node(0).attributes[0].graphs[0];
@@ -167,8 +141,7 @@ TEST(DeadCodeElimination, RemovesADeadNodeTogetherWithWhatOnlyItsSubgraphCapture
   b.output("y");
   g.rebuild_links();
 
-  DeadCodeElimination dce;
-  ASSERT_GT(*dce.apply(g, {}), 0);
+  ASSERT_GT(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"live"}));
 }
 

@@ -15,15 +15,16 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::GraphBuilder;
-using testing::op_types;
-using Ops = std::vector<std::string>;
+using namespace testing;
 
-const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
-  for (const ir::Node& n : g.nodes())
-    if (n.op_type == op) return &n;
-  return nullptr;
+// a, bm -> FusedMatMul "mm" (activation `act`) -> y.
+void build_fused_matmul(ir::Graph& g, const std::string& act) {
+  GraphBuilder b(g);
+  b.input("a");
+  b.input("bm");
+  b.node("mm", "FusedMatMul", {"a", "bm"}, {"y"}, {attr_string("activation", act)}, kFusedDomain);
+  b.output("y");
+  g.rebuild_links();
 }
 
 TEST(FusedDecomposition, FusedConvWithResidualAndReluBecomesConvAddRelu) {
@@ -88,25 +89,13 @@ TEST(FusedDecomposition, ClipBoundsThatAreInfiniteBecomeOmittedInputs) {
 
 TEST(FusedDecomposition, HardSwishBeforeOpset14IsHardSigmoidTimesX) {
   ir::Graph g;
-  GraphBuilder b(g);
-  b.input("a");
-  b.input("bm");
-  b.node("mm", "FusedMatMul", {"a", "bm"}, {"y"}, {attr_string("activation", "HardSwish")},
-         kFusedDomain);
-  b.output("y");
-  g.rebuild_links();
+  build_fused_matmul(g, "HardSwish");
   ASSERT_TRUE(decompose_fused_nodes(g, {0}, context_at(13)).is_ok());
   EXPECT_EQ(op_types(g), Ops({"MatMul", "HardSigmoid", "Mul"}));
   EXPECT_NEAR(find_op(g, "HardSigmoid")->attr_float("alpha", 0), 1.0 / 6, 1e-12);
 
   ir::Graph g14;
-  GraphBuilder b14(g14);
-  b14.input("a");
-  b14.input("bm");
-  b14.node("mm", "FusedMatMul", {"a", "bm"}, {"y"}, {attr_string("activation", "HardSwish")},
-           kFusedDomain);
-  b14.output("y");
-  g14.rebuild_links();
+  build_fused_matmul(g14, "HardSwish");
   ASSERT_TRUE(decompose_fused_nodes(g14, {0}, context_at(14)).is_ok());
   EXPECT_EQ(op_types(g14), Ops({"MatMul", "HardSwish"}));
 }
@@ -134,8 +123,8 @@ TEST(FusedDecomposition, LayerNormalizationBeforeOpset17IsReduceMeanArithmetic) 
   b.output("y");
   g.rebuild_links();
   ASSERT_TRUE(decompose_fused_nodes(g, {0}, context_at(13)).is_ok());
-  EXPECT_EQ(op_types(g), Ops({"ReduceMean", "Sub", "Mul", "ReduceMean", "Add", "Sqrt", "Div",
-                              "Mul", "Add"}));
+  EXPECT_EQ(op_types(g),
+            Ops({"ReduceMean", "Sub", "Mul", "ReduceMean", "Add", "Sqrt", "Div", "Mul", "Add"}));
   EXPECT_EQ(find_op(g, "ReduceMean")->attr("axes")->ints, (std::vector<int64_t>{-1}));
 
   // From opset 17 ONNX has the operator itself.
@@ -143,8 +132,7 @@ TEST(FusedDecomposition, LayerNormalizationBeforeOpset17IsReduceMeanArithmetic) 
   GraphBuilder b17(g17);
   b17.input("x");
   b17.f32("scale", {2}, {1, 2});
-  b17.node("ln", "LayerNormalization", {"x", "scale"}, {"y"}, {attr_int("axis", -1)},
-           kFusedDomain);
+  b17.node("ln", "LayerNormalization", {"x", "scale"}, {"y"}, {attr_int("axis", -1)}, kFusedDomain);
   b17.output("y");
   g17.rebuild_links();
   ASSERT_TRUE(decompose_fused_nodes(g17, {0}, context_at(17)).is_ok());
@@ -161,13 +149,8 @@ TEST(FusedDecomposition, AttentionIsTheHeadSplitSoftmaxChain) {
   b.output("y");
   g.rebuild_links();
   ASSERT_TRUE(decompose_fused_nodes(g, {0}, context_at(13)).is_ok());
-  size_t transposes = 0, reshapes = 0;
-  for (const ir::Node& n : g.nodes()) {
-    transposes += n.op_type == "Transpose";
-    reshapes += n.op_type == "Reshape";
-  }
-  EXPECT_EQ(transposes, 4u);
-  EXPECT_EQ(reshapes, 4u);
+  EXPECT_EQ(count_op(g, "Transpose"), 4u);
+  EXPECT_EQ(count_op(g, "Reshape"), 4u);
   const ir::Node* reshape = find_op(g, "Reshape");
   EXPECT_EQ(int_constant(g, reshape->inputs[1]), (std::vector<int64_t>{0, 0, 4, -1}));
   EXPECT_EQ(find_op(g, "Softmax")->attr_int("axis", 0), -1);
@@ -180,13 +163,7 @@ TEST(FusedDecomposition, AttentionIsTheHeadSplitSoftmaxChain) {
 
 TEST(FusedDecomposition, UnknownActivationIsAnErrorNamingTheNode) {
   ir::Graph g;
-  GraphBuilder b(g);
-  b.input("a");
-  b.input("bm");
-  b.node("mm", "FusedMatMul", {"a", "bm"}, {"y"}, {attr_string("activation", "Swish")},
-         kFusedDomain);
-  b.output("y");
-  g.rebuild_links();
+  build_fused_matmul(g, "Swish");
   auto made = decompose_fused_nodes(g, {0}, context_at(13));
   ASSERT_FALSE(made.is_ok());
   EXPECT_NE(made.status().message().find("node 'mm' (ai.infer:FusedMatMul)"), std::string::npos)

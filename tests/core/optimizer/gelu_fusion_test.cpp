@@ -8,13 +8,7 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::dim;
-using testing::GraphBuilder;
-using testing::op_types;
-using testing::shape_of;
-using testing::sym;
-using Names = std::vector<std::string>;
+using namespace testing;
 
 // The float32 constants torch 1.13 writes (printed from its opset-13 export of
 // nn.GELU() and nn.GELU(approximate='tanh')).
@@ -90,60 +84,51 @@ void build_tanh(ir::Graph& g, bool pow = false, float cube = kTorchCube) {
   g.rebuild_links();
 }
 
-int apply(ir::Graph& g, int64_t opset = 13) {
-  GeluFusion pass;
-  Result<int> r = pass.apply(g, context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_TRUE(g.validate().is_ok());
-  return r.is_ok() ? *r : -1;
-}
-
-ir::ValueId id(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
+int apply(ir::Graph& g, int64_t opset = 13) { return apply_pass<GeluFusion>(g, context_at(opset)); }
 
 // The graph is exactly one ai.infer Gelu(x) -> y named `name` (plus the Relu if any).
 void expect_gelu(const ir::Graph& g, const std::string& name, const std::string& approximate) {
-  const ir::Node* gelu = nullptr;
-  for (const ir::Node& n : g.nodes())
-    if (n.op_type == "Gelu") gelu = &n;
+  ASSERT_EQ(count_op(g, "Gelu"), 1u);
+  const ir::Node* gelu = find_op(g, "Gelu");
   ASSERT_NE(gelu, nullptr);
   EXPECT_EQ(gelu->name, name);
   EXPECT_EQ(gelu->domain, "ai.infer");
-  EXPECT_EQ(gelu->inputs, std::vector<ir::ValueId>{id(g, "x")});
-  EXPECT_EQ(gelu->outputs, std::vector<ir::ValueId>{id(g, "y")});
+  EXPECT_EQ(gelu->inputs, std::vector<ir::ValueId>{id_of(g, "x")});
+  EXPECT_EQ(gelu->outputs, std::vector<ir::ValueId>{id_of(g, "y")});
   EXPECT_EQ(gelu->attr_string("approximate", "?"), approximate);
   EXPECT_EQ(gelu->attributes.size(), 1u);
+}
+
+// Expects one fusion that leaves exactly `ops` with the Gelu named `name`.
+void expect_fused(ir::Graph& g, const Names& ops, const std::string& name,
+                  const std::string& approximate) {
+  EXPECT_EQ(apply(g), 1);
+  EXPECT_EQ(op_types(g), ops);
+  expect_gelu(g, name, approximate);
 }
 
 TEST(GeluFusion, TorchErfForm) {
   ir::Graph g;
   build_erf(g, Tail::kTorch);
-  EXPECT_EQ(apply(g), 1);
-  EXPECT_EQ(op_types(g), Names({"Gelu", "Relu"}));
-  expect_gelu(g, "erf", "none");
+  expect_fused(g, {"Gelu", "Relu"}, "erf", "none");
 }
 
 TEST(GeluFusion, HalfAppliedToTheErfSum) {
   ir::Graph g;
   build_erf(g, Tail::kHalfLast);
-  EXPECT_EQ(apply(g), 1);
-  EXPECT_EQ(op_types(g), Names({"Gelu", "Relu"}));
-  expect_gelu(g, "erf", "none");
+  expect_fused(g, {"Gelu", "Relu"}, "erf", "none");
 }
 
 TEST(GeluFusion, HalfAppliedToX) {
   ir::Graph g;
   build_erf(g, Tail::kHalfFirst);
-  EXPECT_EQ(apply(g), 1);
-  EXPECT_EQ(op_types(g), Names({"Gelu", "Relu"}));
-  expect_gelu(g, "erf", "none");
+  expect_fused(g, {"Gelu", "Relu"}, "erf", "none");
 }
 
 TEST(GeluFusion, ErfOfXTimesInverseSqrt2) {
   ir::Graph g;
   build_erf(g, Tail::kTorch, /*mul_form=*/true);
-  EXPECT_EQ(apply(g), 1);
-  EXPECT_EQ(op_types(g), Names({"Gelu", "Relu"}));
-  expect_gelu(g, "erf", "none");
+  expect_fused(g, {"Gelu", "Relu"}, "erf", "none");
 }
 
 TEST(GeluFusion, ConstantsWithinTheTolerance) {
@@ -157,17 +142,13 @@ TEST(GeluFusion, ConstantsWithinTheTolerance) {
 TEST(GeluFusion, TorchTanhForm) {
   ir::Graph g;
   build_tanh(g);
-  EXPECT_EQ(apply(g), 1);
-  EXPECT_EQ(op_types(g), Names({"Gelu"}));
-  expect_gelu(g, "tanh", "tanh");
+  expect_fused(g, {"Gelu"}, "tanh", "tanh");
 }
 
 TEST(GeluFusion, TanhFormWithPow) {
   ir::Graph g;
   build_tanh(g, /*pow=*/true);
-  EXPECT_EQ(apply(g), 1);
-  EXPECT_EQ(op_types(g), Names({"Gelu"}));
-  expect_gelu(g, "tanh", "tanh");
+  expect_fused(g, {"Gelu"}, "tanh", "tanh");
 }
 
 TEST(GeluFusion, TwoGelusInOneGraph) {
@@ -180,10 +161,10 @@ TEST(GeluFusion, TwoGelusInOneGraph) {
   b.node("add2", "Add", {"one", "e2"}, {"a2"});
   b.node("mul2", "Mul", {"a2", "y"}, {"ya2"});
   b.node("half2", "Mul", {"ya2", "half"}, {"z"});
-  g.outputs = {id(g, "z"), id(g, "r")};
+  g.outputs = {id_of(g, "z"), id_of(g, "r")};
   g.rebuild_links();
   EXPECT_EQ(apply(g), 2);
-  EXPECT_EQ(testing::count_op(g, "Gelu"), 2u);
+  EXPECT_EQ(count_op(g, "Gelu"), 2u);
   EXPECT_EQ(g.node_count(), 3u);
 }
 
@@ -204,7 +185,7 @@ TEST(GeluFusion, Float16) {
   g.rebuild_links();
   // float16 holds √2 as 1.4140625, 1.1e-4 relative away: a float16 constant is compared
   // within its own precision, or no float16 model would ever fuse.
-  EXPECT_NEAR(*scalar_constant(g, id(g, "c")), 1.4140625, 1e-9);
+  EXPECT_NEAR(*scalar_constant(g, id_of(g, "c")), 1.4140625, 1e-9);
   EXPECT_EQ(apply(g), 1);
   expect_gelu(g, "erf", "none");
 }
@@ -219,9 +200,7 @@ TEST(GeluFusion, Float32ConstantOutsideTheTolerance) {
 // ---- Chains that must stay as they are ----------------------------------------------
 
 void expect_untouched(ir::Graph& g, int64_t opset = 13) {
-  const Names before = op_types(g);
-  EXPECT_EQ(apply(g, opset), 0);
-  EXPECT_EQ(op_types(g), before);
+  expect_untouched_by<GeluFusion>(g, context_at(opset));
 }
 
 TEST(GeluFusion, NotBelowOpset13) {
@@ -234,9 +213,7 @@ TEST(GeluFusion, NotWhenAnIntermediateHasASecondReader) {
   for (const char* name : {"u", "e", "a", "xa"}) {
     ir::Graph g;
     build_erf(g, Tail::kTorch);
-    GraphBuilder(g).node("spy", "Neg", {name}, {"spy_out"});
-    g.outputs.push_back(id(g, "spy_out"));
-    g.rebuild_links();
+    add_reader(g, name, "spy", "Neg", "spy_out");
     expect_untouched(g);
   }
 }
@@ -244,7 +221,7 @@ TEST(GeluFusion, NotWhenAnIntermediateHasASecondReader) {
 TEST(GeluFusion, NotWhenAnIntermediateIsAGraphOutput) {
   ir::Graph g;
   build_tanh(g);
-  g.outputs.push_back(id(g, "x3"));
+  g.outputs.push_back(id_of(g, "x3"));
   expect_untouched(g);
 }
 
@@ -269,8 +246,7 @@ TEST(GeluFusion, NotWithOtherConstants) {
 TEST(GeluFusion, NotWithANonConstantFactor) {
   ir::Graph g;
   build_erf(g, Tail::kTorch);
-  g.value(id(g, "half")).constant = nullptr;
-  g.inputs.push_back(id(g, "half"));
+  make_graph_input(g, "half");
   expect_untouched(g);
 }
 
@@ -282,7 +258,7 @@ TEST(GeluFusion, NotWhenTheOuterFactorIsAnotherValue) {
   b.typed("z", DataType::kFloat32, shape_of({sym("batch"), dim(16)}));
   b.input("z");
   for (ir::Node& n : g.mutable_nodes())
-    if (n.name == "mul_x") n.inputs[0] = id(g, "z");
+    if (n.name == "mul_x") n.inputs[0] = id_of(g, "z");
   g.rebuild_links();
   expect_untouched(g);
 }
@@ -291,21 +267,21 @@ TEST(GeluFusion, NotWithAConstantThatBroadcastsX) {
   // A [1, 1, 1] one would turn y into rank 3.
   ir::Graph g;
   build_erf(g, Tail::kTorch);
-  g.value(id(g, "one")).constant = make_float_tensor(DataType::kFloat32, {1, 1, 1}, {1.0});
+  g.value(id_of(g, "one")).constant = make_float_tensor(DataType::kFloat32, {1, 1, 1}, {1.0});
   expect_untouched(g);
 }
 
 TEST(GeluFusion, NotOnIntegerTensors) {
   ir::Graph g;
   build_erf(g, Tail::kTorch);
-  g.value(id(g, "x")).dtype = DataType::kInt32;
+  g.value(id_of(g, "x")).dtype = DataType::kInt32;
   expect_untouched(g);
 }
 
 TEST(GeluFusion, NotWithASquareInsteadOfACube) {
   ir::Graph g;
   build_tanh(g, /*pow=*/true);
-  g.value(id(g, "three")).constant = make_float_tensor(DataType::kFloat32, {}, {2.0});
+  g.value(id_of(g, "three")).constant = make_float_tensor(DataType::kFloat32, {}, {2.0});
   expect_untouched(g);
 }
 

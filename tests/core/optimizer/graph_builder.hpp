@@ -3,7 +3,13 @@
 //
 // Values default to float32 [2]; declare a value with typed()/constant helpers before
 // its first use in node() to give it another dtype, shape or constant data.
+//
+// It also holds the helpers every pass test needs (apply a pass and check the graph it
+// leaves, look nodes and values up by name), so that each test file states only its
+// graphs and expectations.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstring>
 #include <memory>
@@ -12,8 +18,13 @@
 
 #include "ir/graph.hpp"
 #include "optimizer/pass.hpp"
+#include "optimizer/rewrite.hpp"
 
 namespace infer::optimizer::testing {
+
+using Names = std::vector<std::string>;
+using Ops = std::vector<std::string>;
+using Ints = std::vector<int64_t>;
 
 // A dim list for shapes in tests: numbers are known sizes, strings are symbols.
 inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
@@ -117,6 +128,101 @@ inline PassContext context_at(int64_t opset) {
   PassContext c;
   c.opsets[""] = opset;
   return c;
+}
+
+// Applies pass P once with `context`, expects it to succeed and to leave a valid graph,
+// and returns its rewrite count (-1 when it failed, which the expectation reports).
+template <typename P>
+int apply_pass(ir::Graph& g, const PassContext& context) {
+  Result<int> r = P().apply(g, context);
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
+  const Status valid = g.validate();
+  EXPECT_TRUE(valid.is_ok()) << valid.message();
+  return r.is_ok() ? *r : -1;
+}
+
+// Applies pass P and expects it to change nothing: no rewrite, the same operators.
+template <typename P>
+void expect_untouched_by(ir::Graph& g, const PassContext& context) {
+  const Ops before = op_types(g);
+  EXPECT_EQ(apply_pass<P>(g, context), 0);
+  EXPECT_EQ(op_types(g), before);
+}
+
+// The id of the value named `name`, which the test knows exists.
+inline ir::ValueId id_of(const ir::Graph& g, const std::string& name) {
+  const auto id = g.find_value(name);
+  EXPECT_TRUE(id.has_value()) << "no value " << name;
+  return id.value_or(ir::ValueId{0});
+}
+
+inline const ir::Value& val(const ir::Graph& g, const std::string& name) {
+  return g.value(id_of(g, name));
+}
+
+// The node named `name`; a failure (and the first node) when there is none.
+inline const ir::Node& node_named(const ir::Graph& g, const std::string& name) {
+  for (const ir::Node& n : g.nodes())
+    if (n.name == name) return n;
+  ADD_FAILURE() << "no node " << name;
+  return g.nodes().front();
+}
+
+// The first node of type `op`, or nullptr.
+inline const ir::Node* find_op(const ir::Graph& g, const std::string& op) {
+  for (const ir::Node& n : g.nodes())
+    if (n.op_type == op) return &n;
+  return nullptr;
+}
+
+// The values of a constant as doubles, or an empty vector when `v` is not a constant.
+inline std::vector<double> values_of(const ir::Graph& g, ir::ValueId v) {
+  return float_constant(g, v).value_or(std::vector<double>{});
+}
+
+// The float32 data of the constant named `name`, or an empty vector when it is computed.
+inline std::vector<float> floats_of(const ir::Graph& g, const std::string& name) {
+  const ir::TensorData* t = val(g, name).constant.get();
+  if (t == nullptr) return {};
+  return std::vector<float>(t->as<float>(), t->as<float>() + t->element_count());
+}
+
+// Turns the constant `name` into a graph input, so that its value is only known at run time.
+inline void make_graph_input(ir::Graph& g, const std::string& name) {
+  const ir::ValueId v = id_of(g, name);
+  g.value(v).constant = nullptr;
+  g.inputs.push_back(v);
+}
+
+// Gives `read` one more reader: node `name` computing `op`(read) into graph output `out`.
+inline void add_reader(ir::Graph& g, const std::string& read, const std::string& name = "other",
+                       const std::string& op = "Relu", const std::string& out = "r") {
+  GraphBuilder b(g);
+  b.node(name, op, {read}, {out});
+  b.output(out);
+  g.rebuild_links();
+}
+
+// A graph-valued attribute (an If branch, a Loop body).
+inline ir::Attribute graph_attr(const std::string& name, std::shared_ptr<ir::Graph> body) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kGraph;
+  a.graphs.push_back(std::move(body));
+  return a;
+}
+
+// Both branches of an If, each holding a body "inner" = `op`(captured) -> r that reads the
+// outer value `captured` by name (so no node lists it as an input).
+inline std::vector<ir::Attribute> if_branches_reading(const std::string& captured,
+                                                      const std::string& op) {
+  auto body = std::make_shared<ir::Graph>();
+  GraphBuilder b(*body);
+  b.value(captured, /*outer_scope=*/true);
+  b.node("inner", op, {captured}, {"r"});
+  b.output("r");
+  body->rebuild_links();
+  return {graph_attr("then_branch", body), graph_attr("else_branch", body)};
 }
 
 }  // namespace infer::optimizer::testing

@@ -12,13 +12,7 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::dim;
-using testing::GraphBuilder;
-using testing::op_types;
-using testing::shape_of;
-using testing::sym;
-using Names = std::vector<std::string>;
+using namespace testing;
 
 // How the decomposed chain is written; the defaults are torch 1.13's opset-13 export of
 // nn.LayerNorm(8) on x [batch, seq, 8].
@@ -91,27 +85,25 @@ void build(ir::Graph& g, const Chain& c) {
   g.rebuild_links();
 }
 
-int apply(ir::Graph& g, int64_t opset) {
-  LayerNormFusion pass;
-  Result<int> r = pass.apply(g, context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_TRUE(g.validate().is_ok());
-  return r.is_ok() ? *r : -1;
-}
+int apply(ir::Graph& g, int64_t opset) { return apply_pass<LayerNormFusion>(g, context_at(opset)); }
 
-ir::ValueId id(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
+// Builds the chain `c`, expects one fusion at c.opset and that only a LayerNormalization
+// is left.
+void build_and_fuse(ir::Graph& g, const Chain& c) {
+  build(g, c);
+  EXPECT_EQ(apply(g, c.opset), 1);
+  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
+}
 
 TEST(LayerNormFusion, TorchOpset13ChainBecomesInferLayerNormalization) {
   ir::Graph g;
-  build(g, {});
-  EXPECT_EQ(apply(g, 13), 1);
-  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
+  ASSERT_NO_FATAL_FAILURE(build_and_fuse(g, Chain{}));
   const ir::Node& ln = g.node(0);
   EXPECT_EQ(ln.name, "rm1");
   EXPECT_EQ(ln.domain, "ai.infer");
-  EXPECT_EQ(ln.inputs, (std::vector<ir::ValueId>{id(g, "x"), id(g, "w"), id(g, "b")}));
-  EXPECT_EQ(ln.outputs, std::vector<ir::ValueId>{id(g, "y")});
-  EXPECT_EQ(g.outputs, std::vector<ir::ValueId>{id(g, "y")});
+  EXPECT_EQ(ln.inputs, (std::vector<ir::ValueId>{id_of(g, "x"), id_of(g, "w"), id_of(g, "b")}));
+  EXPECT_EQ(ln.outputs, std::vector<ir::ValueId>{id_of(g, "y")});
+  EXPECT_EQ(g.outputs, std::vector<ir::ValueId>{id_of(g, "y")});
   EXPECT_EQ(ln.attr_int("axis", 99), -1);
   EXPECT_NEAR(ln.attr_float("epsilon", 0), 1e-5, 1e-12);
   EXPECT_EQ(ln.attributes.size(), 2u);
@@ -121,9 +113,7 @@ TEST(LayerNormFusion, Opset17EmitsOnnxLayerNormalization) {
   ir::Graph g;
   Chain c;
   c.opset = 17;
-  build(g, c);
-  EXPECT_EQ(apply(g, 17), 1);
-  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
+  ASSERT_NO_FATAL_FAILURE(build_and_fuse(g, c));
   EXPECT_EQ(g.node(0).domain, "");
 }
 
@@ -133,9 +123,7 @@ TEST(LayerNormFusion, Opset18ReadsAxesFromTheSecondInput) {
   c.opset = 18;
   c.axes = {2};
   c.second_axes = {-1};
-  build(g, c);
-  EXPECT_EQ(apply(g, 18), 1);
-  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
+  ASSERT_NO_FATAL_FAILURE(build_and_fuse(g, c));
   EXPECT_EQ(g.node(0).domain, "");
   EXPECT_EQ(g.node(0).inputs.size(), 3u);  // the axes constant is not an input any more
   EXPECT_EQ(g.node(0).attr_int("axis", 99), 2);
@@ -150,34 +138,29 @@ TEST(LayerNormFusion, MulSquareSwappedOperandsAndTrailingAxes) {
   c.second_axes = {2, 1};
   c.x_shape = shape_of({sym("batch"), dim(3), dim(4)});
   c.scale_dims = {3, 4};
-  build(g, c);
-  EXPECT_EQ(apply(g, 13), 1);
-  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
+  ASSERT_NO_FATAL_FAILURE(build_and_fuse(g, c));
   EXPECT_EQ(g.node(0).attr_int("axis", 99), -2);
-  EXPECT_EQ(g.node(0).inputs, (std::vector<ir::ValueId>{id(g, "x"), id(g, "w"), id(g, "b")}));
+  EXPECT_EQ(g.node(0).inputs,
+            (std::vector<ir::ValueId>{id_of(g, "x"), id_of(g, "w"), id_of(g, "b")}));
 }
 
 TEST(LayerNormFusion, WithoutBias) {
   ir::Graph g;
   Chain c;
   c.bias = false;
-  build(g, c);
-  EXPECT_EQ(apply(g, 13), 1);
-  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
-  EXPECT_EQ(g.node(0).inputs, (std::vector<ir::ValueId>{id(g, "x"), id(g, "w")}));
-  EXPECT_EQ(g.node(0).outputs, std::vector<ir::ValueId>{id(g, "m")});
+  ASSERT_NO_FATAL_FAILURE(build_and_fuse(g, c));
+  EXPECT_EQ(g.node(0).inputs, (std::vector<ir::ValueId>{id_of(g, "x"), id_of(g, "w")}));
+  EXPECT_EQ(g.node(0).outputs, std::vector<ir::ValueId>{id_of(g, "m")});
 }
 
 TEST(LayerNormFusion, WithoutScaleGetsAScaleOfOnes) {
   ir::Graph g;
   Chain c;
   c.scale = false;
-  build(g, c);
-  EXPECT_EQ(apply(g, 13), 1);
-  ASSERT_EQ(op_types(g), Names({"LayerNormalization"}));
+  ASSERT_NO_FATAL_FAILURE(build_and_fuse(g, c));
   const ir::Node& ln = g.node(0);
   ASSERT_EQ(ln.inputs.size(), 3u);
-  EXPECT_EQ(ln.inputs[2], id(g, "b"));
+  EXPECT_EQ(ln.inputs[2], id_of(g, "b"));
   const auto ones = float_constant(g, ln.inputs[1]);
   ASSERT_TRUE(ones.has_value());
   EXPECT_EQ(*ones, std::vector<double>(8, 1.0));
@@ -190,12 +173,11 @@ TEST(LayerNormFusion, NonConstantScaleStaysOutsideTheFusion) {
   Chain c;
   c.bias = false;
   build(g, c);
-  g.value(id(g, "w")).constant = nullptr;
-  g.inputs.push_back(id(g, "w"));
+  make_graph_input(g, "w");
   EXPECT_EQ(apply(g, 13), 1);
   ASSERT_EQ(op_types(g), Names({"LayerNormalization", "Mul"}));
-  EXPECT_EQ(g.node(0).outputs, std::vector<ir::ValueId>{id(g, "n")});
-  EXPECT_EQ(g.node(1).inputs[0], id(g, "n"));
+  EXPECT_EQ(g.node(0).outputs, std::vector<ir::ValueId>{id_of(g, "n")});
+  EXPECT_EQ(g.node(1).inputs[0], id_of(g, "n"));
 }
 
 TEST(LayerNormFusion, ScaleOfAnotherShapeStaysOutsideTheFusion) {
@@ -222,20 +204,25 @@ TEST(LayerNormFusion, TwoChainsInOneGraph) {
   b.node("ae", "Add", {"var2", "eps"}, {"ve2"});
   b.node("sr", "Sqrt", {"ve2"}, {"std2"});
   b.node("dv", "Div", {"d2", "std2"}, {"y2"});
-  g.outputs = {id(g, "y2")};
+  g.outputs = {id_of(g, "y2")};
   g.rebuild_links();
   EXPECT_EQ(apply(g, 13), 2);
   EXPECT_EQ(op_types(g), Names({"LayerNormalization", "LayerNormalization"}));
   EXPECT_EQ(g.node(1).name, "r1");
-  EXPECT_EQ(g.node(1).inputs[0], id(g, "y"));
+  EXPECT_EQ(g.node(1).inputs[0], id_of(g, "y"));
 }
 
 // ---- Chains that must stay as they are ----------------------------------------------
 
 void expect_untouched(ir::Graph& g, int64_t opset) {
-  const Names before = op_types(g);
-  EXPECT_EQ(apply(g, opset), 0);
-  EXPECT_EQ(op_types(g), before);
+  expect_untouched_by<LayerNormFusion>(g, context_at(opset));
+}
+
+// Builds the chain `c` and expects the pass (at opset 13) to leave it alone.
+void expect_untouched(const Chain& c) {
+  ir::Graph g;
+  build(g, c);
+  expect_untouched(g, 13);
 }
 
 TEST(LayerNormFusion, NotBelowOpset13) {
@@ -247,9 +234,7 @@ TEST(LayerNormFusion, NotBelowOpset13) {
 TEST(LayerNormFusion, NotWhenDHasAThirdReader) {
   ir::Graph g;
   build(g, {});
-  GraphBuilder(g).node("other", "Relu", {"d"}, {"r"});
-  g.outputs.push_back(id(g, "r"));
-  g.rebuild_links();
+  add_reader(g, "d");
   expect_untouched(g, 13);
 }
 
@@ -257,7 +242,7 @@ TEST(LayerNormFusion, NotWhenAnIntermediateIsAGraphOutput) {
   for (const char* name : {"mean", "var", "std", "d"}) {
     ir::Graph g;
     build(g, {});
-    g.outputs.push_back(id(g, name));
+    g.outputs.push_back(id_of(g, name));
     expect_untouched(g, 13);
   }
 }
@@ -265,58 +250,45 @@ TEST(LayerNormFusion, NotWhenAnIntermediateIsAGraphOutput) {
 TEST(LayerNormFusion, NotWithNonConstantEpsilon) {
   ir::Graph g;
   build(g, {});
-  g.value(id(g, "eps")).constant = nullptr;
-  g.inputs.push_back(id(g, "eps"));
+  make_graph_input(g, "eps");
   expect_untouched(g, 13);
 }
 
 TEST(LayerNormFusion, NotOverANonTrailingAxis) {
-  ir::Graph g;
   Chain c;
   c.axes = {1};
   c.second_axes = {1};
-  build(g, c);
-  expect_untouched(g, 13);
+  expect_untouched(c);
 }
 
 TEST(LayerNormFusion, NotWhenTheTwoReductionsDiffer) {
-  ir::Graph g;
   Chain c;
   c.second_axes = {-2, -1};
-  build(g, c);
-  expect_untouched(g, 13);
+  expect_untouched(c);
 }
 
 TEST(LayerNormFusion, NotWithKeepdimsZero) {
-  ir::Graph g;
   Chain c;
   c.keepdims = 0;
-  build(g, c);
-  expect_untouched(g, 13);
+  expect_untouched(c);
 }
 
 TEST(LayerNormFusion, NotWithAnotherExponent) {
-  ir::Graph g;
   Chain c;
   c.exponent = 3.0f;
-  build(g, c);
-  expect_untouched(g, 13);
+  expect_untouched(c);
 }
 
 TEST(LayerNormFusion, NotWithAnUnknownNormalizedDim) {
-  ir::Graph g;
   Chain c;
   c.x_shape = shape_of({sym("batch"), sym("seq"), sym("hidden")});
-  build(g, c);
-  expect_untouched(g, 13);
+  expect_untouched(c);
 }
 
 TEST(LayerNormFusion, NotOnIntegerTensors) {
-  ir::Graph g;
   Chain c;
   c.dtype = DataType::kInt32;
-  build(g, c);
-  expect_untouched(g, 13);
+  expect_untouched(c);
 }
 
 TEST(LayerNormFusion, NotWhenTheSubtractionIsReversed) {
@@ -338,8 +310,7 @@ TEST(LayerNormFusion, NotWhenAxesAreMissingOrDynamic) {
     Chain c;
     c.opset = 18;
     build(g, c);
-    g.value(id(g, "rm1_axes")).constant = nullptr;
-    g.inputs.push_back(id(g, "rm1_axes"));
+    make_graph_input(g, "rm1_axes");
     expect_untouched(g, 18);
   }
 }
@@ -385,8 +356,8 @@ TEST(LayerNormFusion, PipelineAtLevelTwoFusesAndCanBeDisabled) {
     Result<Pipeline> p = make_pipeline(2, {"layer_norm_fusion"});
     ASSERT_TRUE(p.is_ok());
     ASSERT_TRUE(p->run(g, context_at(13)).is_ok());
-    EXPECT_EQ(testing::count_op(g, "LayerNormalization"), 0u);
-    EXPECT_EQ(testing::count_op(g, "ReduceMean"), 2u);
+    EXPECT_EQ(count_op(g, "LayerNormalization"), 0u);
+    EXPECT_EQ(count_op(g, "ReduceMean"), 2u);
   }
 }
 

@@ -8,16 +8,7 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::GraphBuilder;
-using testing::op_types;
-using Ops = std::vector<std::string>;
-
-std::vector<double> values_of(const ir::Graph& g, ir::ValueId v) {
-  return float_constant(g, v).value_or(std::vector<double>{});
-}
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
+using namespace testing;
 
 // a [a_dims] x w [3,4] -> m -> Add(m, bias) -> y.
 void build(ir::Graph& g, std::vector<int64_t> a_dims, std::vector<int64_t> bias_dims,
@@ -40,10 +31,7 @@ void build(ir::Graph& g, std::vector<int64_t> a_dims, std::vector<int64_t> bias_
 }
 
 int run(ir::Graph& g, int64_t opset = 13) {
-  Result<int> r = MatMulAddFusion().apply(g, context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_TRUE(g.validate().is_ok()) << g.validate().message();
-  return r.is_ok() ? *r : -1;
+  return apply_pass<MatMulAddFusion>(g, context_at(opset));
 }
 
 TEST(MatMulAddFusion, FusesARowBias) {
@@ -93,9 +81,7 @@ TEST(MatMulAddFusion, RefusesWhatIsNotARowBias) {
 TEST(MatMulAddFusion, RefusesANonConstantBias) {
   ir::Graph g;
   build(g, {2, 3}, {4}, {1, 2, 3, 4});
-  const ir::ValueId bias = id_of(g, "bias");
-  g.value(bias).constant.reset();
-  g.inputs.push_back(bias);
+  make_graph_input(g, "bias");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(op_types(g), Ops({"MatMul", "Add"}));
 }

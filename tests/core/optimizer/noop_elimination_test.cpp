@@ -13,31 +13,12 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::dim;
-using testing::GraphBuilder;
-using testing::node_names;
-using testing::shape_of;
-using testing::sym;
-using Names = std::vector<std::string>;
+using namespace testing;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 int run(ir::Graph& g, int64_t opset = 17) {
-  NoopElimination pass;
-  Result<int> r = pass.apply(g, testing::context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  const Status valid = g.validate();
-  EXPECT_TRUE(valid.is_ok()) << valid.message();
-  return r.is_ok() ? *r : -1;
-}
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
-
-const ir::Node& node_named(const ir::Graph& g, const std::string& name) {
-  for (const ir::Node& n : g.nodes())
-    if (n.name == name) return n;
-  ADD_FAILURE() << "no node " << name;
-  return g.nodes().front();
+  return apply_pass<NoopElimination>(g, context_at(opset));
 }
 
 // x (input) -> pre: Relu -> a -> <node under test> -> b -> post: Neg -> y (output).
@@ -324,23 +305,9 @@ TEST(NoopElimination, CapturedValueKeepsItsName) {
   b.input("x");
   b.node("relu", "Relu", {"x"}, {"a"});
   b.node("id", "Identity", {"a"}, {"b"});
-  auto body = std::make_shared<ir::Graph>();
-  {
-    GraphBuilder bb(*body);
-    bb.value("b", /*outer_scope=*/true);
-    bb.node("inner", "Neg", {"b"}, {"r"});
-    bb.output("r");
-    body->rebuild_links();
-  }
-  ir::Attribute branch;
-  branch.name = "then_branch";
-  branch.type = ir::AttrType::kGraph;
-  branch.graphs = {body};
-  ir::Attribute other = branch;
-  other.name = "else_branch";
   b.typed("cond", DataType::kBool, ir::Shape::of({}));
   b.input("cond");
-  b.node("if", "If", {"cond"}, {"z"}, {branch, other});
+  b.node("if", "If", {"cond"}, {"z"}, if_branches_reading("b", "Neg"));
   b.output("z");
   g.rebuild_links();
   EXPECT_EQ(run(g), 1);

@@ -10,9 +10,7 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::GraphBuilder;
-using testing::node_names;
-using Names = std::vector<std::string>;
+using namespace testing;
 
 // x -> live -> y (output); x -> dead1 -> dead2 (unused).
 void build_graph_with_dead_chain(ir::Graph& g) {
@@ -113,17 +111,17 @@ TEST(Pipeline, RegistryNamesMatchThePassesItMakes) {
   // The pipeline order README.md documents: basic passes, DCE, transformer fusions
   // (before the generic MatMul/Add fusions would hide their patterns), generic fusions,
   // then the layout pass.
-  EXPECT_EQ(known_pass_names(),
-            Names({"constant_folding", "shape_folding", "noop_elimination",
-                   "reshape_transpose_merging", "common_subexpression_elimination",
-                   "dead_code_elimination", "layer_norm_fusion", "gelu_fusion",
-                   "attention_fusion", "conv_bn_folding", "conv_add_fusion",
-                   "matmul_add_fusion", "activation_fusion", "transpose_optimization"}));
+  EXPECT_EQ(
+      known_pass_names(),
+      Names({"constant_folding", "shape_folding", "noop_elimination", "reshape_transpose_merging",
+             "common_subexpression_elimination", "dead_code_elimination", "layer_norm_fusion",
+             "gelu_fusion", "attention_fusion", "conv_bn_folding", "conv_add_fusion",
+             "matmul_add_fusion", "activation_fusion", "transpose_optimization"}));
   for (const PassEntry& e : pass_registry()) {
-    const int expected = e.name == "transpose_optimization"                  ? kLevelAll
-                         : e.name.find("fusion") != std::string::npos ||
-                                 e.name == "conv_bn_folding"                  ? kLevelExtended
-                                                                              : kLevelBasic;
+    const int expected = e.name == "transpose_optimization" ? kLevelAll
+                         : e.name.find("fusion") != std::string::npos || e.name == "conv_bn_folding"
+                             ? kLevelExtended
+                             : kLevelBasic;
     EXPECT_EQ(e.min_level, expected) << e.name;
   }
 }

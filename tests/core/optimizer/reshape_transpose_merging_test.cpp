@@ -12,31 +12,9 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::dim;
-using testing::GraphBuilder;
-using testing::node_names;
-using testing::shape_of;
-using testing::sym;
-using Names = std::vector<std::string>;
-using Ints = std::vector<int64_t>;
+using namespace testing;
 
-int run(ir::Graph& g) {
-  ReshapeTransposeMerging pass;
-  Result<int> r = pass.apply(g, testing::context_at(17));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  const Status valid = g.validate();
-  EXPECT_TRUE(valid.is_ok()) << valid.message();
-  return r.is_ok() ? *r : -1;
-}
-
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
-
-const ir::Node& node_named(const ir::Graph& g, const std::string& name) {
-  for (const ir::Node& n : g.nodes())
-    if (n.name == name) return n;
-  ADD_FAILURE() << "no node " << name;
-  return g.nodes().front();
-}
+int run(ir::Graph& g) { return apply_pass<ReshapeTransposeMerging>(g, context_at(17)); }
 
 // x [2,3,4] -> r1: Reshape(x, s1=[6,4]) -> m -> r2: Reshape(m, s2) -> y (output).
 void build_reshapes(ir::Graph& g, const Ints& s2, int64_t allowzero = -1,
@@ -87,10 +65,7 @@ TEST(ReshapeTransposeMerging, ThreeReshapesCollapseInOneApplication) {
 TEST(ReshapeTransposeMerging, InnerReshapeWithASecondConsumerStays) {
   ir::Graph g;
   build_reshapes(g, {4, -1});
-  GraphBuilder b(g);
-  b.node("other", "Relu", {"m"}, {"z"});
-  b.output("z");
-  g.rebuild_links();
+  add_reader(g, "m", "other", "Relu", "z");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"r1", "r2", "other"}));
 }
@@ -98,8 +73,7 @@ TEST(ReshapeTransposeMerging, InnerReshapeWithASecondConsumerStays) {
 TEST(ReshapeTransposeMerging, InnerReshapeThatIsAGraphOutputStays) {
   ir::Graph g;
   build_reshapes(g, {4, -1});
-  GraphBuilder b(g);
-  b.output("m");
+  GraphBuilder(g).output("m");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(node_names(g), Names({"r1", "r2"}));
 }
@@ -147,17 +121,25 @@ TEST(ReshapeTransposeMerging, AllowZeroOneWithAZeroStays) {
   EXPECT_EQ(node_named(without_zero, "r2").attr_int("allowzero", 0), 1);
 }
 
+// x [x_dims] -> t1: Transpose(p1) -> m -> t2: Transpose(p2) -> y (output). Empty x_dims
+// leave x the builder's default value; an empty p1 is omitted (reversing the dims).
+void build_transposes(ir::Graph& g, const Ints& x_dims, const Ints& p1, const Ints& p2) {
+  GraphBuilder b(g);
+  if (!x_dims.empty()) b.typed("x", DataType::kFloat32, x_dims);
+  b.input("x");
+  std::vector<ir::Attribute> p1_attrs;
+  if (!p1.empty()) p1_attrs.push_back(attr_ints("perm", p1));
+  b.node("t1", "Transpose", {"x"}, {"m"}, p1_attrs);
+  b.node("t2", "Transpose", {"m"}, {"y"}, {attr_ints("perm", p2)});
+  b.output("y");
+  g.rebuild_links();
+}
+
 TEST(ReshapeTransposeMerging, TransposesCompose) {
   // x (a,b,c) -[1,0,2]-> (b,a,c) -[0,2,1]-> (b,c,a) = x transposed by [1,2,0]. (The
   // perms do not commute: composing them the wrong way round gives [2,0,1].)
   ir::Graph g;
-  GraphBuilder b(g);
-  b.typed("x", DataType::kFloat32, {2, 3, 4});
-  b.input("x");
-  b.node("t1", "Transpose", {"x"}, {"m"}, {attr_ints("perm", {1, 0, 2})});
-  b.node("t2", "Transpose", {"m"}, {"y"}, {attr_ints("perm", {0, 2, 1})});
-  b.output("y");
-  g.rebuild_links();
+  build_transposes(g, {2, 3, 4}, {1, 0, 2}, {0, 2, 1});
   EXPECT_EQ(run(g), 1);
   EXPECT_EQ(node_names(g), Names({"t2"}));
   EXPECT_EQ(g.node(0).inputs[0], id_of(g, "x"));
@@ -167,13 +149,7 @@ TEST(ReshapeTransposeMerging, TransposesCompose) {
 TEST(ReshapeTransposeMerging, TransposeWithDefaultPermComposes) {
   // No perm reverses: (a,b,c) -> (c,b,a); then [0,2,1] -> (c,a,b) = [2,0,1].
   ir::Graph g;
-  GraphBuilder b(g);
-  b.typed("x", DataType::kFloat32, {2, 3, 4});
-  b.input("x");
-  b.node("t1", "Transpose", {"x"}, {"m"});
-  b.node("t2", "Transpose", {"m"}, {"y"}, {attr_ints("perm", {0, 2, 1})});
-  b.output("y");
-  g.rebuild_links();
+  build_transposes(g, {2, 3, 4}, {}, {0, 2, 1});
   EXPECT_EQ(run(g), 1);
   EXPECT_EQ(attr_ints_or(g.node(0), "perm", {}), Ints({2, 0, 1}));
 }
@@ -209,12 +185,7 @@ TEST(ReshapeTransposeMerging, CancellingTransposesIntoAGraphOutputKeepTheName) {
 
   // From a graph input straight to a graph output, the identity Transpose must stay.
   ir::Graph h;
-  GraphBuilder c(h);
-  c.input("x");
-  c.node("t1", "Transpose", {"x"}, {"m"}, {attr_ints("perm", {1, 0})});
-  c.node("t2", "Transpose", {"m"}, {"y"}, {attr_ints("perm", {1, 0})});
-  c.output("y");
-  h.rebuild_links();
+  build_transposes(h, {}, {1, 0}, {1, 0});
   EXPECT_EQ(run(h), 1);
   EXPECT_EQ(node_names(h), Names({"t2"}));
   EXPECT_EQ(h.node(0).inputs[0], id_of(h, "x"));
@@ -223,14 +194,8 @@ TEST(ReshapeTransposeMerging, CancellingTransposesIntoAGraphOutputKeepTheName) {
 
 TEST(ReshapeTransposeMerging, InnerTransposeWithASecondConsumerStays) {
   ir::Graph g;
-  GraphBuilder b(g);
-  b.input("x");
-  b.node("t1", "Transpose", {"x"}, {"m"}, {attr_ints("perm", {1, 0})});
-  b.node("t2", "Transpose", {"m"}, {"y"}, {attr_ints("perm", {1, 0})});
-  b.node("other", "Relu", {"m"}, {"z"});
-  b.output("y");
-  b.output("z");
-  g.rebuild_links();
+  build_transposes(g, {}, {1, 0}, {1, 0});
+  add_reader(g, "m", "other", "Relu", "z");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(g.node_count(), 3u);
 }

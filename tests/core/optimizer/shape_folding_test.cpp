@@ -12,33 +12,15 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::dim;
-using testing::GraphBuilder;
-using testing::node_names;
-using testing::shape_of;
-using testing::sym;
-using Names = std::vector<std::string>;
-using Ints = std::vector<int64_t>;
+using namespace testing;
 
-int run(ir::Graph& g, int64_t opset = 17) {
-  ShapeFolding pass;
-  Result<int> r = pass.apply(g, testing::context_at(opset));
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  const Status valid = g.validate();
-  EXPECT_TRUE(valid.is_ok()) << valid.message();
-  return r.is_ok() ? *r : -1;
-}
-
-const ir::Value& val(const ir::Graph& g, const std::string& name) {
-  return g.value(*g.find_value(name));
-}
+int run(ir::Graph& g, int64_t opset = 17) { return apply_pass<ShapeFolding>(g, context_at(opset)); }
 
 // The constant shape input of the node named `name`, or nullopt while it is computed.
 std::optional<Ints> reshape_shape(const ir::Graph& g, const std::string& name) {
-  for (const ir::Node& n : g.nodes())
-    if (n.name == name) return int_constant(g, n.inputs[1]);
-  ADD_FAILURE() << "no node " << name;
-  return std::nullopt;
+  const ir::Node& n = node_named(g, name);  // a failure when there is no such node
+  if (n.name != name || n.inputs.size() < 2) return std::nullopt;
+  return int_constant(g, n.inputs[1]);
 }
 
 // Declares int64 values of the given shapes (the dtype shape inference gives them).
@@ -60,8 +42,8 @@ TEST(ShapeFolding, ShapeAndSizeOfStaticValuesBecomeConstants) {
   g.rebuild_links();
   EXPECT_EQ(run(g), 2);
   EXPECT_EQ(node_names(g), Names({"use"}));
-  EXPECT_EQ(int_constant(g, *g.find_value("s")), Ints({2, 3, 4}));
-  EXPECT_EQ(int_constant(g, *g.find_value("n")), Ints({24}));
+  EXPECT_EQ(int_constant(g, id_of(g, "s")), Ints({2, 3, 4}));
+  EXPECT_EQ(int_constant(g, id_of(g, "n")), Ints({24}));
   EXPECT_EQ(val(g, "n").shape.to_string(), "[]");
   EXPECT_EQ(val(g, "s").dtype, DataType::kInt64);
   EXPECT_EQ(run(g), 0);
@@ -83,9 +65,9 @@ TEST(ShapeFolding, ShapeSliceOfKnownDimsFoldsDespiteSymbolicOnes) {
   g.rebuild_links();
   EXPECT_EQ(run(g), 3);
   EXPECT_EQ(node_names(g), Names({"all", "size", "use"}));
-  EXPECT_EQ(int_constant(g, *g.find_value("tail")), Ints({7, 64}));
-  EXPECT_EQ(int_constant(g, *g.find_value("middle")), Ints({7}));
-  EXPECT_EQ(int_constant(g, *g.find_value("last")), Ints({64}));
+  EXPECT_EQ(int_constant(g, id_of(g, "tail")), Ints({7, 64}));
+  EXPECT_EQ(int_constant(g, id_of(g, "middle")), Ints({7}));
+  EXPECT_EQ(int_constant(g, id_of(g, "last")), Ints({64}));
 }
 
 TEST(ShapeFolding, ShapeThatIsAGraphOutputStays) {
@@ -137,7 +119,7 @@ TEST(ShapeFolding, BertHeadSplitReshapeGetsAConstantShape) {
   // The abandoned chain is dead_code_elimination's to remove.
   EXPECT_EQ(g.node_count(), 9u);
   const ir::Node& split = g.node(8);
-  EXPECT_EQ(split.inputs[0], *g.find_value("q"));
+  EXPECT_EQ(split.inputs[0], id_of(g, "q"));
   EXPECT_EQ(val(g, "c").producer, 7u);
   EXPECT_EQ(run(g), 0);
 }
@@ -151,28 +133,29 @@ TEST(ShapeFolding, BertHeadSplitWithAllowZeroStays) {
   EXPECT_EQ(reshape_shape(g, "split"), std::nullopt);
 }
 
+// The head split, with the Reshape reading a new graph input "other" of `shape` instead
+// of q (the shape still comes from q).
+void build_head_split_of_other(ir::Graph& g, ir::Shape shape) {
+  GraphBuilder b(g);
+  build_head_split(g, b);
+  b.typed("other", DataType::kFloat32, std::move(shape));
+  b.input("other");
+  g.node(8).inputs[0] = id_of(g, "other");
+  g.rebuild_links();
+}
+
 TEST(ShapeFolding, ReshapeOfAnotherTensorThanTheShapeSourceStays) {
   // The shape comes from q, the data is an unrelated input of other symbolic dims: a 0
   // would copy a dim that is not provably the same.
   ir::Graph g;
-  GraphBuilder b(g);
-  build_head_split(g, b);
-  b.typed("other", DataType::kFloat32, shape_of({sym("n"), sym("m"), dim(64)}));
-  b.input("other");
-  g.node(8).inputs[0] = *g.find_value("other");
-  g.rebuild_links();
+  build_head_split_of_other(g, shape_of({sym("n"), sym("m"), dim(64)}));
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(reshape_shape(g, "split"), std::nullopt);
 }
 
 TEST(ShapeFolding, SameSymbolsProveDimsOfUnrelatedTensors) {
   ir::Graph g;
-  GraphBuilder b(g);
-  build_head_split(g, b);
-  b.typed("other", DataType::kFloat32, shape_of({sym("batch"), sym("seq"), dim(8), dim(8)}));
-  b.input("other");
-  g.node(8).inputs[0] = *g.find_value("other");
-  g.rebuild_links();
+  build_head_split_of_other(g, shape_of({sym("batch"), sym("seq"), dim(8), dim(8)}));
   EXPECT_EQ(run(g), 1);
   EXPECT_EQ(reshape_shape(g, "split"), Ints({0, 0, 4, 16}));
 }

@@ -12,19 +12,11 @@
 namespace infer::optimizer {
 namespace {
 
-using testing::context_at;
-using testing::GraphBuilder;
-using testing::op_types;
-using Ops = std::vector<std::string>;
+using namespace testing;
 using Perm = std::vector<int64_t>;
 
-ir::ValueId id_of(const ir::Graph& g, const std::string& name) { return *g.find_value(name); }
-
 int run(ir::Graph& g, const PassContext& context = context_at(13)) {
-  Result<int> r = TransposeOptimization().apply(g, context);
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  EXPECT_TRUE(g.validate().is_ok()) << g.validate().message();
-  return r.is_ok() ? *r : -1;
+  return apply_pass<TransposeOptimization>(g, context);
 }
 
 ir::Attribute perm(Perm p) { return attr_ints("perm", std::move(p)); }
@@ -107,10 +99,7 @@ TEST(TransposeOptimization, NonInversePermsMergeIntoOneTranspose) {
 TEST(TransposeOptimization, ATransposeWithTwoConsumersIsNotMoved) {
   ir::Graph g;
   build_nhwc_sandwich(g, {0, 3, 1, 2});
-  GraphBuilder b(g);
-  b.node("other", "Neg", {"t"}, {"n"});
-  b.output("n");
-  g.rebuild_links();
+  add_reader(g, "t", "other", "Neg", "n");
   EXPECT_EQ(run(g), 0);
   EXPECT_EQ(op_types(g), Ops({"Transpose", "Relu", "Transpose", "Neg"}));
   EXPECT_EQ(g.node(1).inputs[0], id_of(g, "t"));

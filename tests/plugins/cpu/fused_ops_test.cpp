@@ -1,7 +1,5 @@
-// The fused operators of the ai.infer domain (sdk/FUSED_OPS.md) in the cpu plugin:
-//   - every case of data/fused_cases.txt (inputs and expected outputs computed by numpy
-//     and PyTorch in gen_fused_cases.py) runs through the ABI; op types there are written
-//     "domain:op", which this file splits when it builds the graph;
+// The fused operators of the ai.infer domain (sdk/FUSED_OPS.md) in the cpu plugin (the
+// generated cases of data/fused_cases.txt run in op_cases_test.cpp with the others):
 //   - hand-computed checks of the threaded paths (products larger than one tile, many
 //     attention heads);
 //   - bad attributes and shapes get an error naming the node and the problem.
@@ -14,107 +12,6 @@
 
 namespace infer::test {
 namespace {
-
-// ---------------------------------------------------------------------------------------
-// Generated cases.
-
-const std::vector<OpCase>& fused_cases() {
-  static const std::vector<OpCase> cases = [] {
-    std::string error;
-    auto c = load_op_cases(
-        std::string(INFER_SOURCE_DIR) + "/tests/plugins/cpu/data/fused_cases.txt", &error);
-    if (c.empty()) ADD_FAILURE() << "no fused cases: " << error;
-    return c;
-  }();
-  return cases;
-}
-
-// OpCase::build with the node's domain taken from a "domain:op" op type.
-const infer_graph_view* build_with_domains(const OpCase& c, GraphBuilder& builder) {
-  for (const OpCaseValue& v : c.values) {
-    TensorSpec s = TensorSpec::of(v.name, v.tensor.dtype, v.tensor.dims);
-    if (v.kind == OpCaseValue::Kind::kConst) {
-      s.is_const = true;
-      s.data = v.tensor.bytes;
-    }
-    builder.value(s);
-  }
-  for (const OpCaseNode& n : c.nodes) {
-    for (const auto* list : {&n.inputs, &n.outputs})
-      for (const std::string& name : *list)
-        if (!name.empty() && builder.find(name) == nullptr) {
-          TensorSpec s = TensorSpec::f32(name, {});
-          s.unknown_rank = true;
-          builder.value(s);
-        }
-    std::string domain, op = n.op_type;
-    const size_t colon = op.find(':');
-    if (colon != std::string::npos) {
-      domain = op.substr(0, colon);
-      op = op.substr(colon + 1);
-    }
-    builder.node_by_name(op, n.inputs, n.outputs, n.attrs, n.opset, n.name, domain);
-  }
-  std::vector<std::string> outs;
-  for (const OpCaseValue* v : c.expected()) outs.push_back(v->name);
-  return builder.graph(c.input_names(), outs, c.name);
-}
-
-class CpuFusedCase : public ::testing::TestWithParam<size_t> {
- protected:
-  static void SetUpTestSuite() {
-    std::string error;
-    plugin_ = PluginHandle::load(plugin_path("cpu"), &error).release();
-    ASSERT_NE(plugin_, nullptr) << error;
-  }
-  static void TearDownTestSuite() {
-    delete plugin_;
-    plugin_ = nullptr;
-  }
-  static PluginHandle* plugin_;
-};
-PluginHandle* CpuFusedCase::plugin_ = nullptr;
-
-TEST_P(CpuFusedCase, MatchesReference) {
-  ASSERT_NE(plugin_, nullptr);
-  const OpCase& c = fused_cases()[GetParam()];
-  GraphBuilder builder;
-  const infer_graph_view* graph = build_with_domains(c, builder);
-  for (size_t i = 0; i < graph->num_nodes; ++i) {
-    EXPECT_STREQ(graph->nodes[i]->domain, "ai.infer");
-    infer_capability cap{};
-    cap.struct_size = sizeof cap;
-    ASSERT_TRUE(
-        take_status(plugin_->api()->query_capability(plugin_->device(), graph->nodes[i], &cap))
-            .ok());
-    EXPECT_EQ(cap.support, INFER_SUPPORT_YES) << graph->nodes[i]->op_type << ": " << cap.reason;
-  }
-  StatusInfo st;
-  auto exe = CompiledGraph::compile(*plugin_, graph, &st);
-  ASSERT_TRUE(exe) << status_code_name(st.code) << ": " << st.message;
-  for (bool allow_map : {true, false}) {
-    RunOptions options;
-    options.allow_map = allow_map;
-    RunResult r = exe->run(c.inputs(), options);
-    ASSERT_TRUE(r.ok()) << status_code_name(r.status.code) << ": " << r.status.message;
-    std::string diff = c.compare(r.outputs);
-    EXPECT_TRUE(diff.empty()) << (allow_map ? "mapped: " : "copied: ") << diff;
-  }
-  exe.reset();
-  EXPECT_EQ(plugin_->host().live_allocations(), 0) << "buffers or temporaries leaked";
-}
-
-std::string case_name(const ::testing::TestParamInfo<size_t>& info) {
-  return fused_cases()[info.param].name;
-}
-
-std::vector<size_t> case_indices() {
-  std::vector<size_t> v(fused_cases().size());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = i;
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(Generated, CpuFusedCase, ::testing::ValuesIn(case_indices()), case_name);
 
 // ---------------------------------------------------------------------------------------
 // Hand-computed checks and errors.

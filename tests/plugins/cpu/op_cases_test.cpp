@@ -1,6 +1,7 @@
-// Runs every case of data/op_cases.txt (inputs and expected outputs computed by numpy and
-// PyTorch in gen_expected.py) through the cpu plugin: compile the case's graph, execute
-// it through the ABI, compare the outputs.
+// Runs every case of data/op_cases.txt and data/fused_cases.txt (inputs and expected
+// outputs computed by numpy and PyTorch in gen_expected.py and gen_fused_cases.py) through
+// the cpu plugin: compile the case's graph, execute it through the ABI, compare the
+// outputs.
 #include <gtest/gtest.h>
 
 #include "infer/test_support/test_support.hpp"
@@ -10,11 +11,15 @@ namespace {
 
 const std::vector<OpCase>& all_cases() {
   static const std::vector<OpCase> cases = [] {
-    std::string error;
-    auto c = load_op_cases(std::string(INFER_SOURCE_DIR) + "/tests/plugins/cpu/data/op_cases.txt",
-                           &error);
-    if (c.empty()) ADD_FAILURE() << "no op cases: " << error;
-    return c;
+    std::vector<OpCase> all;
+    for (const char* file : {"op_cases.txt", "fused_cases.txt"}) {
+      std::string error;
+      auto c = load_op_cases(std::string(INFER_SOURCE_DIR) + "/tests/plugins/cpu/data/" + file,
+                             &error);
+      if (c.empty()) ADD_FAILURE() << "no cases in " << file << ": " << error;
+      for (auto& one : c) all.push_back(std::move(one));
+    }
+    return all;
   }();
   return cases;
 }

@@ -160,6 +160,11 @@ OpCaseNode parse_node(const std::vector<std::string>& toks) {
     throw ParseError("node needs '<op> <opset> <name> | ins | outs'");
   OpCaseNode n;
   n.op_type = toks[1];
+  // "ai.infer:FusedConv": an operator of another domain.
+  if (const size_t colon = n.op_type.find(':'); colon != std::string::npos) {
+    n.domain = n.op_type.substr(0, colon);
+    n.op_type = n.op_type.substr(colon + 1);
+  }
   n.opset = parse_int(toks[2]);
   n.name = toks[3];
   size_t i = 5;
@@ -271,7 +276,7 @@ const infer_graph_view* OpCase::build(GraphBuilder& builder) const {
           s.unknown_rank = true;
           builder.value(s);
         }
-    builder.node_by_name(n.op_type, n.inputs, n.outputs, n.attrs, n.opset, n.name);
+    builder.node_by_name(n.op_type, n.inputs, n.outputs, n.attrs, n.opset, n.name, n.domain);
   }
   std::vector<std::string> outs;
   for (const OpCaseValue* v : expected()) outs.push_back(v->name);

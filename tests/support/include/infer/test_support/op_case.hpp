@@ -8,6 +8,7 @@
 //   const <name> <dtype> <rank> <dims...> : <values...>     a constant (const_data)
 //   value <name> <dtype> <rank> <dims...>                   an intermediate's view
 //   node <op_type> <opset> <node_name> | <inputs...> | <outputs...>   ('-': omitted)
+//        (<op_type> may be "<domain>:<op>", e.g. "ai.infer:FusedConv")
 //   attr int <name> <v> | float <name> <v> | string <name> <s>
 //   attr ints <name> <n> : <v...> | floats <name> <n> : <v...>
 //   attr tensor <name> <dtype> <rank> <dims...> : <values...>        (applies to the
@@ -35,6 +36,7 @@ struct OpCaseValue {
 };
 
 struct OpCaseNode {
+  std::string domain;  // "" for ONNX; the file writes "<domain>:<op>" for others
   std::string op_type;
   int64_t opset = 17;
   std::string name;
