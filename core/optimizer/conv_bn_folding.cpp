@@ -54,8 +54,6 @@ bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const i
   if (w == nullptr || w->dtype() != dt || w->dims().size() < 3) return false;
   const int64_t channels = w->dims()[0];
   if (channels <= 0) return false;
-  std::optional<std::vector<double>> weights = float_constant(graph, conv.inputs[1]);
-  if (!weights) return false;
 
   std::vector<double> bias(static_cast<size_t>(channels), 0.0);
   const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue;
@@ -73,19 +71,20 @@ bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const i
   if (!scale || !shift || !mean || !var) return false;
   const double epsilon = bn.attr_float("epsilon", 1e-5);
 
-  const size_t per_channel = weights->size() / static_cast<size_t>(channels);
+  std::vector<double> factor(static_cast<size_t>(channels));
   std::vector<double> new_bias(static_cast<size_t>(channels));
   for (size_t m = 0; m < static_cast<size_t>(channels); ++m) {
     const double denom = (*var)[m] + epsilon;
     if (!(denom > 0)) return false;  // a negative variance has no real folding
-    const double s = (*scale)[m] / std::sqrt(denom);
-    for (size_t k = 0; k < per_channel; ++k) (*weights)[m * per_channel + k] *= s;
-    new_bias[m] = (bias[m] - (*mean)[m]) * s + (*shift)[m];
+    factor[m] = (*scale)[m] / std::sqrt(denom);
+    new_bias[m] = (bias[m] - (*mean)[m]) * factor[m] + (*shift)[m];
   }
+  // W'[m, ...] = W[m, ...] * s[m], computed in double, stored in W's dtype.
+  ir::TensorDataPtr folded = scale_outer_slices(*w, factor);
+  if (!folded) return false;
 
   const std::string& w_name = graph.value(conv.inputs[1]).name;
-  const ir::ValueId new_w =
-      add_constant(graph, w_name + "_bn_folded", make_float_tensor(dt, w->dims(), *weights));
+  const ir::ValueId new_w = add_constant(graph, w_name + "_bn_folded", std::move(folded));
   const ir::ValueId new_b = add_constant(graph, conv.name + "_bias_bn_folded",
                                          make_float_tensor(dt, {channels}, new_bias));
   conv.inputs[1] = new_w;

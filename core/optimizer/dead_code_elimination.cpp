@@ -64,6 +64,17 @@ int eliminate(ir::Graph& graph) {
     graph.erase_nodes(remove);
     graph.rebuild_links();
   }
+  // Constants nothing reads any more (weights replaced by folded ones, folded Shape
+  // arithmetic) give their bytes back; the value entry stays, so ids remain valid. This
+  // is not a rewrite of the graph: what it computes is unchanged.
+  std::vector<bool> is_input(graph.value_count(), false);
+  for (ir::ValueId in : graph.inputs)
+    if (in < is_input.size()) is_input[in] = true;
+  for (ir::ValueId v = 0; v < graph.value_count(); ++v) {
+    ir::Value& value = graph.value(v);
+    if (value.is_constant() && !live[v] && !is_input[v] && !value.outer_scope)
+      value.constant.reset();
+  }
   return removed;
 }
 

@@ -11,9 +11,9 @@ namespace infer::optimizer {
 // captured (by name) by a subgraph of a live node. Liveness is propagated backwards
 // from the graph outputs in one sweep over the topological order, so a whole dead chain
 // goes in a single application. Subgraph bodies (If/Loop/Scan) are cleaned the same way,
-// with their own outputs as roots, before the enclosing graph. Graph inputs and
-// constants are never removed: they are part of the model's signature or unreferenced
-// data that costs nothing at run time.
+// with their own outputs as roots, before the enclosing graph. Graph inputs are never
+// removed (they are the model's signature); constants nothing reads any more keep their
+// value entry but release their data (e.g. the weights conv_bn_folding replaced).
 class DeadCodeElimination final : public Pass {
  public:
   static constexpr const char* kName = "dead_code_elimination";

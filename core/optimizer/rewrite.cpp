@@ -184,20 +184,67 @@ ir::TensorDataPtr make_int64_tensor(const std::vector<int64_t>& dims,
 
 ir::TensorDataPtr make_float_tensor(DataType dtype, const std::vector<int64_t>& dims,
                                     const std::vector<double>& values) {
-  std::vector<uint8_t> bytes;
-  auto put = [&bytes](const auto& x) {
-    const auto* p = reinterpret_cast<const uint8_t*>(&x);
-    bytes.insert(bytes.end(), p, p + sizeof x);
+  if (dtype != DataType::kFloat64 && dtype != DataType::kFloat16 && dtype != DataType::kBFloat16)
+    dtype = DataType::kFloat32;
+  const size_t n = values.size();
+  std::vector<uint8_t> bytes(n * storage_bytes(dtype, 1));
+  // Folded weights can hold millions of elements: one typed pass, no per-element growth.
+  auto fill = [&](auto* out, auto convert) {
+    for (size_t i = 0; i < n; ++i) out[i] = convert(values[i]);
   };
-  for (double d : values) {
-    switch (dtype) {
-      case DataType::kFloat64: put(d); break;
-      case DataType::kFloat16: put(float_to_half(static_cast<float>(d))); break;
-      case DataType::kBFloat16: put(float_to_bf16(static_cast<float>(d))); break;
-      default: put(static_cast<float>(d)); dtype = DataType::kFloat32; break;
-    }
+  switch (dtype) {
+    case DataType::kFloat64:
+      fill(reinterpret_cast<double*>(bytes.data()), [](double d) { return d; });
+      break;
+    case DataType::kFloat16:
+      fill(reinterpret_cast<uint16_t*>(bytes.data()),
+           [](double d) { return float_to_half(static_cast<float>(d)); });
+      break;
+    case DataType::kBFloat16:
+      fill(reinterpret_cast<uint16_t*>(bytes.data()),
+           [](double d) { return float_to_bf16(static_cast<float>(d)); });
+      break;
+    default:
+      fill(reinterpret_cast<float*>(bytes.data()), [](double d) { return static_cast<float>(d); });
+      break;
   }
   return std::make_shared<const ir::TensorData>(dtype, dims, std::move(bytes));
+}
+
+ir::TensorDataPtr scale_outer_slices(const ir::TensorData& t, const std::vector<double>& factors) {
+  if (t.dims().empty() || t.dims()[0] != static_cast<int64_t>(factors.size()) || factors.empty())
+    return nullptr;
+  const size_t rows = factors.size();
+  const size_t per_row = static_cast<size_t>(t.element_count()) / rows;
+  std::vector<uint8_t> bytes(t.size_bytes());
+  auto scale = [&](auto* out, const auto* in, auto load, auto store) {
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t k = r * per_row, end = k + per_row; k < end; ++k)
+        out[k] = store(load(in[k]) * factors[r]);
+  };
+  const auto same = [](double v) { return v; };
+  switch (t.dtype()) {
+    case DataType::kFloat32:
+      scale(reinterpret_cast<float*>(bytes.data()), t.as<float>(), same,
+            [](double v) { return static_cast<float>(v); });
+      break;
+    case DataType::kFloat64:
+      scale(reinterpret_cast<double*>(bytes.data()), t.as<double>(), same, same);
+      break;
+    case DataType::kFloat16:
+      scale(reinterpret_cast<uint16_t*>(bytes.data()), t.as<uint16_t>(),
+            [](uint16_t h) { return static_cast<double>(half_to_float(h)); },
+            [](double v) { return float_to_half(static_cast<float>(v)); });
+      break;
+    case DataType::kBFloat16:
+      scale(reinterpret_cast<uint16_t*>(bytes.data()), t.as<uint16_t>(),
+            [](uint16_t h) { return static_cast<double>(bf16_to_float(h)); },
+            [](double v) { return float_to_bf16(static_cast<float>(v)); });
+      break;
+    default:
+      return nullptr;
+  }
+  return std::make_shared<const ir::TensorData>(t.dtype(), t.dims(), std::move(bytes));
 }
 
 ir::ValueId add_value(ir::Graph& graph, const std::string& base, DataType dtype,

@@ -63,6 +63,12 @@ ir::TensorDataPtr make_int64_tensor(const std::vector<int64_t>& dims,
 // A tensor of `dtype` (float32, float64, float16 or bfloat16) from double values.
 ir::TensorDataPtr make_float_tensor(DataType dtype, const std::vector<int64_t>& dims,
                                     const std::vector<double>& values);
+// A new tensor of `t`'s float dtype and dims whose slice [r, ...] along the first axis is
+// t[r, ...] * factors[r] (computed in double), e.g. a convolution's weights scaled per
+// output channel. nullptr when `t` is not float32/float64/float16/bfloat16, or has no
+// dims, or factors.size() is not dims[0]. One typed pass and one allocation: folded
+// weights can hold millions of elements.
+ir::TensorDataPtr scale_outer_slices(const ir::TensorData& t, const std::vector<double>& factors);
 // Adds a non-constant value named after `base` (made unique) with a dtype and shape.
 ir::ValueId add_value(ir::Graph& graph, const std::string& base, DataType dtype,
                       ir::Shape shape);

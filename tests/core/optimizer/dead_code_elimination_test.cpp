@@ -145,5 +145,34 @@ TEST(DeadCodeElimination, RemovesADeadNodeTogetherWithWhatOnlyItsSubgraphCapture
   EXPECT_EQ(node_names(g), Names({"live"}));
 }
 
+// A constant only dead nodes read gives its bytes back; one a live node reads, one a
+// subgraph captures and a graph output that is a constant keep theirs.
+TEST(DeadCodeElimination, ReleasesTheDataOfConstantsNothingReads) {
+  ir::Graph g;
+  GraphBuilder b(g);
+  b.input("x");
+  b.input("cond");
+  b.f32("w_dead", {2}, {1, 2});
+  b.f32("w_live", {2}, {3, 4});
+  b.f32("w_captured", {2}, {5, 6});
+  b.f32("w_unread", {2}, {7, 8});
+  b.f32("w_output", {2}, {9, 10});
+  b.node("dead", "Mul", {"x", "w_dead"}, {"d"});
+  b.node("live", "Mul", {"x", "w_live"}, {"y"});
+  ir::NodeId if_id = b.node("if", "If", {"cond"}, {"z"});
+  g.node(if_id).attributes.push_back(graph_attr("then_branch", branch_capturing("w_captured", false)));
+  b.output("y");
+  b.output("z");
+  b.output("w_output");
+  g.rebuild_links();
+
+  EXPECT_EQ(run(g), 1);
+  EXPECT_FALSE(val(g, "w_dead").is_constant());
+  EXPECT_FALSE(val(g, "w_unread").is_constant());
+  EXPECT_TRUE(val(g, "w_live").is_constant());
+  EXPECT_TRUE(val(g, "w_captured").is_constant());
+  EXPECT_TRUE(val(g, "w_output").is_constant());
+}
+
 }  // namespace
 }  // namespace infer::optimizer
