@@ -70,6 +70,12 @@ int eliminate(ir::Graph& graph) {
   std::vector<bool> is_input(graph.value_count(), false);
   for (ir::ValueId in : graph.inputs)
     if (in < is_input.size()) is_input[in] = true;
+  // A quantization descriptor names its scale and zero point: plugins read them through
+  // the quantized value even when no node does.
+  for (ir::ValueId v = 0; v < graph.value_count(); ++v)
+    if (const auto& q = graph.value(v).quant)
+      for (ir::ValueId ref : {q->scale, q->zero_point})
+        if (ref != ir::kNoValue && ref < live.size()) live[ref] = true;
   for (ir::ValueId v = 0; v < graph.value_count(); ++v) {
     ir::Value& value = graph.value(v);
     if (value.is_constant() && !live[v] && !is_input[v] && !value.outer_scope)

@@ -12,8 +12,9 @@ namespace infer::optimizer {
 // from the graph outputs in one sweep over the topological order, so a whole dead chain
 // goes in a single application. Subgraph bodies (If/Loop/Scan) are cleaned the same way,
 // with their own outputs as roots, before the enclosing graph. Graph inputs are never
-// removed (they are the model's signature); constants nothing reads any more keep their
-// value entry but release their data (e.g. the weights conv_bn_folding replaced).
+// removed (they are the model's signature); constants nothing reads any more (no node,
+// capture, graph output or quantization descriptor) keep their value entry but release
+// their data (e.g. the weights conv_bn_folding replaced).
 class DeadCodeElimination final : public Pass {
  public:
   static constexpr const char* kName = "dead_code_elimination";

@@ -146,7 +146,8 @@ TEST(DeadCodeElimination, RemovesADeadNodeTogetherWithWhatOnlyItsSubgraphCapture
 }
 
 // A constant only dead nodes read gives its bytes back; one a live node reads, one a
-// subgraph captures and a graph output that is a constant keep theirs.
+// subgraph captures, a graph output that is a constant and a quantization scale keep
+// theirs.
 TEST(DeadCodeElimination, ReleasesTheDataOfConstantsNothingReads) {
   ir::Graph g;
   GraphBuilder b(g);
@@ -157,6 +158,11 @@ TEST(DeadCodeElimination, ReleasesTheDataOfConstantsNothingReads) {
   b.f32("w_captured", {2}, {5, 6});
   b.f32("w_unread", {2}, {7, 8});
   b.f32("w_output", {2}, {9, 10});
+  b.f32("q_scale", {}, {0.5f});
+  b.typed("xq", DataType::kInt8, std::vector<int64_t>{2});
+  b.input("xq");
+  g.value(id_of(g, "xq")).quant = ir::QuantInfo{};
+  g.value(id_of(g, "xq")).quant->scale = id_of(g, "q_scale");
   b.node("dead", "Mul", {"x", "w_dead"}, {"d"});
   b.node("live", "Mul", {"x", "w_live"}, {"y"});
   ir::NodeId if_id = b.node("if", "If", {"cond"}, {"z"});
@@ -172,6 +178,7 @@ TEST(DeadCodeElimination, ReleasesTheDataOfConstantsNothingReads) {
   EXPECT_TRUE(val(g, "w_live").is_constant());
   EXPECT_TRUE(val(g, "w_captured").is_constant());
   EXPECT_TRUE(val(g, "w_output").is_constant());
+  EXPECT_TRUE(val(g, "q_scale").is_constant()) << "a quantization descriptor refers to it";
 }
 
 }  // namespace
