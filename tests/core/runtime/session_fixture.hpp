@@ -2,6 +2,9 @@
 // that find the plugins built in this tree first.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <memory>
 #include <mutex>
 #include <string>
@@ -13,6 +16,13 @@ namespace infer::testing {
 
 inline std::string source_path(const std::string& relative) {
   return std::string(INFER_SOURCE_DIR) + "/" + relative;
+}
+
+// A temporary file name of this process: ctest runs each test in its own process, two at
+// a time, and two processes writing one fixed name would read each other's half-written
+// files.
+inline std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
 }
 
 // Log lines a session sent, collected from any thread.

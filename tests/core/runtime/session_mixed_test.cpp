@@ -42,7 +42,7 @@ std::string write_model() {
   w.node("sum", "Add", {"m", "r"}, {"y"});
   w.output("y", {-1, kN}, {"batch"});
   w.output("s", {-1, kN}, {"batch"});
-  const std::string path = ::testing::TempDir() + "/infer_runtime_mixed.onnx";
+  const std::string path = testing::temp_path("infer_runtime_mixed.onnx");
   EXPECT_TRUE(w.save(path));
   return path;
 }

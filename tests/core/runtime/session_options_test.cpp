@@ -19,7 +19,7 @@ std::string model_with_dead_node() {
   w.node("relu", "Relu", {"x"}, {"y"});
   w.node("dead_neg", "Neg", {"x"}, {"unused"});
   w.output("y", {2});
-  const std::string path = ::testing::TempDir() + "/infer_runtime_dead.onnx";
+  const std::string path = testing::temp_path("infer_runtime_dead.onnx");
   EXPECT_TRUE(w.save(path));
   return path;
 }
