@@ -368,4 +368,39 @@ Status write_rnn_outputs(KernelContext& ctx, const RnnAttrs& a, const RnnShape& 
   return Status::ok();
 }
 
+// The run() every kernel of the family shares: dispatch on X's float dtype, load the
+// inputs (`gates` blocks per direction; LSTM's cell state), run each direction with the
+// cell's own code (Cell::direction<C>), write the outputs.
+template <typename Cell>
+class RnnKernelBase : public Kernel {
+ public:
+  RnnKernelBase(RnnAttrs attrs, const char* op, int64_t gates, bool cell_state)
+      : a_(std::move(attrs)), op_(op), gates_(gates), cell_state_(cell_state) {}
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor* X = ctx.input(0);
+    if (X == nullptr) return invalid("input X is required");
+    return dispatch(X->dtype, kRnnDtypes, op_, [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (is_float_v<T>) {
+        using C = compute_t<T>;
+        CPU_ASSIGN_OR_RETURN(RnnInputs<C> in, load_rnn_inputs<T>(ctx, a_, gates_, cell_state_));
+        RnnOutputs<C> out(in.s, cell_state_);
+        for (int64_t d = 0; d < in.s.dirs; ++d)
+          static_cast<const Cell*>(this)->template direction<C>(ctx, in, d, &out);
+        return write_rnn_outputs<T>(ctx, a_, in.s, out, X->dtype);
+      } else {
+        return internal(std::string(op_) + ": not a float type");
+      }
+    });
+  }
+
+ protected:
+  RnnAttrs a_;
+
+ private:
+  const char* op_;
+  int64_t gates_;
+  bool cell_state_;
+};
+
 }  // namespace infer::cpu::rnn

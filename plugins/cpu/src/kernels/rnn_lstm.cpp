@@ -11,32 +11,11 @@ using namespace rnn;  // NOLINT: the cell code reads better with short names
 
 constexpr std::initializer_list<const char*> kDefaults = {"Sigmoid", "Tanh", "Tanh"};
 
-class LstmKernel final : public Kernel {
+class LstmKernel final : public RnnKernelBase<LstmKernel> {
  public:
-  explicit LstmKernel(RnnAttrs attrs) : a_(std::move(attrs)) {}
+  explicit LstmKernel(RnnAttrs attrs) : RnnKernelBase(std::move(attrs), "LSTM", 4, true) {}
 
-  Status run(KernelContext& ctx) const override {
-    const Tensor* X = ctx.input(0);
-    if (X == nullptr) return invalid("input X is required");
-    return dispatch(X->dtype, kRnnDtypes, "LSTM", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (is_float_v<T>) {
-        return run_typed<T>(ctx, X->dtype);
-      } else {
-        return internal("LSTM: not a float type");
-      }
-    });
-  }
-
- private:
-  template <typename T>
-  Status run_typed(KernelContext& ctx, infer_dtype dtype) const {
-    using C = compute_t<T>;
-    CPU_ASSIGN_OR_RETURN(RnnInputs<C> in, load_rnn_inputs<T>(ctx, a_, 4, true));
-    RnnOutputs<C> out(in.s, true);
-    for (int64_t d = 0; d < in.s.dirs; ++d) direction<C>(ctx, in, d, &out);
-    return write_rnn_outputs<T>(ctx, a_, in.s, out, dtype);
-  }
-
+  // Called by RnnKernelBase::run for each direction.
   template <typename C>
   void direction(const KernelContext& ctx, const RnnInputs<C>& in, int64_t d,
                  RnnOutputs<C>* out) const {
@@ -104,8 +83,6 @@ class LstmKernel final : public Kernel {
       std::copy_n(ct.data() + b * H, H, out->yc.data() + (d * s.batch + b) * H);
     }
   }
-
-  RnnAttrs a_;
 };
 
 }  // namespace

@@ -9,32 +9,11 @@ using namespace rnn;  // NOLINT: the cell code reads better with short names
 
 constexpr std::initializer_list<const char*> kDefaults = {"Tanh"};
 
-class SimpleRnnKernel final : public Kernel {
+class SimpleRnnKernel final : public RnnKernelBase<SimpleRnnKernel> {
  public:
-  explicit SimpleRnnKernel(RnnAttrs attrs) : a_(std::move(attrs)) {}
+  explicit SimpleRnnKernel(RnnAttrs attrs) : RnnKernelBase(std::move(attrs), "RNN", 1, false) {}
 
-  Status run(KernelContext& ctx) const override {
-    const Tensor* X = ctx.input(0);
-    if (X == nullptr) return invalid("input X is required");
-    return dispatch(X->dtype, kRnnDtypes, "RNN", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (is_float_v<T>) {
-        return run_typed<T>(ctx, X->dtype);
-      } else {
-        return internal("RNN: not a float type");
-      }
-    });
-  }
-
- private:
-  template <typename T>
-  Status run_typed(KernelContext& ctx, infer_dtype dtype) const {
-    using C = compute_t<T>;
-    CPU_ASSIGN_OR_RETURN(RnnInputs<C> in, load_rnn_inputs<T>(ctx, a_, 1, false));
-    RnnOutputs<C> out(in.s, false);
-    for (int64_t d = 0; d < in.s.dirs; ++d) direction<C>(ctx, in, d, &out);
-    return write_rnn_outputs<T>(ctx, a_, in.s, out, dtype);
-  }
-
+  // Called by RnnKernelBase::run for each direction.
   template <typename C>
   void direction(const KernelContext& ctx, const RnnInputs<C>& in, int64_t d,
                  RnnOutputs<C>* out) const {
@@ -72,8 +51,6 @@ class SimpleRnnKernel final : public Kernel {
       std::copy_n(ht.data() + b * H, H, out->yh.data() + (d * s.batch + b) * H);
     }
   }
-
-  RnnAttrs a_;
 };
 
 }  // namespace
