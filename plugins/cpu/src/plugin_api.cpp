@@ -14,6 +14,7 @@
 #include "abi_objects.hpp"
 #include "executable.hpp"
 #include "kernel_registry.hpp"
+#include "simd/isa.hpp"
 
 namespace infer::cpu {
 namespace {
@@ -43,6 +44,11 @@ infer_status* plugin_create(const infer_host_services* services, infer_plugin** 
         services->status_message == nullptr)
       return host.status(INFER_STATUS_INVALID_ARGUMENT,
                          "cpu: host services lack host_alloc/host_free/status functions");
+    // An INFER_CPU_ISA this CPU cannot honour fails loudly: a benchmark or test that
+    // asked for one variant must never silently measure another.
+    const simd::IsaChoice& isa = simd::selected_isa();
+    if (!isa.error.empty())
+      return host.status(INFER_STATUS_UNAVAILABLE, "cpu: " + isa.error);
     auto* p = new infer_plugin();
     p->host = host;
     p->device.plugin = p;
@@ -66,7 +72,7 @@ infer_status* device_get_props(infer_device* device, infer_device_props* out) no
   if (out == nullptr) return bad_arg(host, "device_get_props: out is NULL");
   // Write only the fields the host's struct has room for.
   infer_device_props p{};
-  std::snprintf(p.name, sizeof p.name, "CPU");
+  std::snprintf(p.name, sizeof p.name, "CPU (%s)", simd::isa_name(simd::selected_isa().isa));
   std::snprintf(p.vendor, sizeof p.vendor, "host");
   p.kind = INFER_DEVICE_CPU;
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

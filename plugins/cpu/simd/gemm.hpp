@@ -1,0 +1,59 @@
+// Single-precision GEMM with packed operands, register-blocked microkernels per ISA and a
+// fused epilogue:
+//
+//   C[M,N] = act( alpha * A[M,K] * B[K,N] + beta * C + bias + residual )
+//
+// Either operand may be given raw (any row/column strides, so a transposed operand costs
+// nothing) or prepacked by pack_a / pack_b for the same ISA and dims (constant weights are
+// packed once at compile time, possibly by the host through the ABI's prepack hook, and
+// reused by every run). Raw operands are packed tile by tile inside sgemm.
+//
+// Callers: Gemm, MatMul, FusedGemm/FusedMatMul (B = weights), Conv (A = weights,
+// B = input or its im2col), attention.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "activation.hpp"
+#include "isa.hpp"
+#include "threads.hpp"
+
+namespace infer::cpu::simd {
+
+// One operand: raw (data + strides) or packed (packed != nullptr, made by pack_a/pack_b
+// with the same isa and dims; data and strides are then ignored).
+struct GemmOperand {
+  const float* data = nullptr;
+  int64_t row_stride = 0;  // elements between element (r, c) and (r + 1, c)
+  int64_t col_stride = 1;  // elements between element (r, c) and (r, c + 1)
+  const void* packed = nullptr;
+
+  static GemmOperand raw(const float* d, int64_t rs, int64_t cs = 1) { return {d, rs, cs, nullptr}; }
+  static GemmOperand prepacked(const void* p) { return {nullptr, 0, 1, p}; }
+};
+
+struct GemmEpilogue {
+  enum class Bias { kNone, kPerRow, kPerCol };
+  Bias bias_mode = Bias::kNone;
+  const float* bias = nullptr;      // kPerRow: bias[m] (conv channels); kPerCol: bias[n]
+  const float* residual = nullptr;  // added after bias, before act; same shape as C
+  int64_t ldr = 0;                  // elements between residual rows
+  Act act;
+};
+
+// Bytes of the packed form of A (M x K) or B (K x N) for `isa`; the packed buffers
+// describe their own layout well enough for sgemm to check isa and dims.
+size_t packed_a_bytes(Isa isa, int64_t M, int64_t K);
+size_t packed_b_bytes(Isa isa, int64_t K, int64_t N);
+// dst must be 64-byte aligned and packed_*_bytes long.
+void pack_a(Isa isa, int64_t M, int64_t K, const GemmOperand& A, void* dst);
+void pack_b(Isa isa, int64_t K, int64_t N, const GemmOperand& B, void* dst);
+
+// Runs on `threads` (pass a SerialThreads from inside another parallel loop). beta is
+// 0 (C is write-only and may hold garbage) or any other value (C is read).
+void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, float alpha,
+           const GemmOperand& A, const GemmOperand& B, float beta, float* C, int64_t ldc,
+           const GemmEpilogue& epilogue = {});
+
+}  // namespace infer::cpu::simd

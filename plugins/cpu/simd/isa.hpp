@@ -1,0 +1,45 @@
+// The instruction sets the CPU kernels are written for, the detection of what this CPU
+// runs, and the INFER_CPU_ISA override. Every SIMD routine in this library takes the Isa
+// to use as an argument, so one process can run (and a test can compare) several
+// variants; the plugin resolves selected_isa() once at load and passes it everywhere.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace infer::cpu::simd {
+
+enum class Isa {
+  kScalar,  // portable C++, the reference every variant is tested against
+  kAvx2,    // x86-64 AVX2 + FMA (+ F16C)
+  kAvx512,  // x86-64 AVX-512 F/BW/DQ/VL (+ FMA)
+  kNeon,    // AArch64 Advanced SIMD
+};
+
+const char* isa_name(Isa isa);
+// "scalar", "avx2", "avx512", "neon" (case-sensitive, as the variable documents).
+std::optional<Isa> parse_isa(std::string_view name);
+
+// Whether this build has code for `isa` AND this CPU (and OS) can run it.
+bool isa_supported(Isa isa);
+// Every supported ISA, scalar first: the variants a test should run.
+std::vector<Isa> supported_isas();
+// The best supported ISA (AVX-512 > AVX2 > scalar on x86-64; NEON on AArch64).
+Isa best_isa();
+
+// The ISA the plugin uses: INFER_CPU_ISA when set (and valid and supported), else
+// best_isa(). Resolved once, on first call. `error` is non-empty when the variable asked
+// for something unknown or unsupported; the plugin then refuses to load its device with
+// that message rather than silently running another ISA.
+struct IsaChoice {
+  Isa isa = Isa::kScalar;
+  std::string error;
+};
+const IsaChoice& selected_isa();
+// Resolves a value of INFER_CPU_ISA (nullptr or "" = unset) without caching: the logic
+// behind selected_isa(), exposed for tests.
+IsaChoice choose_isa(const char* env_value);
+
+}  // namespace infer::cpu::simd
