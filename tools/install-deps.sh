@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config binutils
   libonnx-dev libprotobuf-dev protobuf-compiler
   libtbb-dev libyaml-cpp-dev libcli11-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
   # The conformance and real-model tests generate their data at test time with Debian's
   # Python: ONNX's node test suite (python3-onnx) and models exported by PyTorch.
   python3 python3-numpy python3-onnx python3-torch python3-torchvision

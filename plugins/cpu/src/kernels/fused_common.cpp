@@ -113,6 +113,26 @@ Activation read_activation(const infer_node_view& node) {
   return out;
 }
 
+simd::Act to_simd_act(const Activation& act) {
+  using K = Activation::Kind;
+  simd::Act out;
+  out.p0 = static_cast<float>(act.p0);
+  out.p1 = static_cast<float>(act.p1);
+  switch (act.kind) {
+    case K::kNone: out.kind = simd::ActKind::kNone; break;
+    case K::kRelu: out.kind = simd::ActKind::kRelu; break;
+    case K::kTanh: out.kind = simd::ActKind::kTanh; break;
+    case K::kSigmoid: out.kind = simd::ActKind::kSigmoid; break;
+    case K::kLeakyRelu: out.kind = simd::ActKind::kLeakyRelu; break;
+    case K::kClip: out.kind = simd::ActKind::kClip; break;
+    case K::kHardSigmoid: out.kind = simd::ActKind::kHardSigmoid; break;
+    case K::kHardSwish: out.kind = simd::ActKind::kHardSwish; break;
+    case K::kGelu: out.kind = simd::ActKind::kGelu; break;
+    case K::kGeluTanh: out.kind = simd::ActKind::kGeluTanh; break;
+  }
+  return out;
+}
+
 Status apply_epilogue(KernelContext& ctx, Tensor& Y, const Tensor* residual, const Tensor* row_bias,
                       const Activation& act) {
   if (residual == nullptr && row_bias == nullptr && act.kind == Activation::Kind::kNone)

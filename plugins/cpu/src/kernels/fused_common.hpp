@@ -16,6 +16,7 @@
 
 #include "../dispatch.hpp"
 #include "../kernel.hpp"
+#include "simd/activation.hpp"
 
 namespace infer::cpu::kernels {
 
@@ -39,6 +40,10 @@ struct Activation {
   double p0 = 0;
   double p1 = 0;
 };
+
+// The same activation for the SIMD library's float32 epilogues (parameters rounded to
+// float32, as the float32 kernels of the unfused ops use them).
+simd::Act to_simd_act(const Activation& act);
 
 // Validates `activation` (a known name) and `activation_params` (the count that name
 // takes) of a node; the message names the attribute, the value and what was expected.
