@@ -18,6 +18,35 @@ Result<std::vector<ir::ValueId>> ids_of(
   return out;
 }
 
+// Asks the backend to prepack every constant input of the partition's nodes into its
+// own layout (e.g. GEMM weights into register-tile panels), once at compile time. A
+// constant read by several nodes keeps the first node's form: the plugin checks the
+// form it gets and packs for itself when it does not fit. The bytes live as long as the
+// executable (keep_alive).
+Status prepack_constants(const host::GraphViewSet& views,
+                         const std::unordered_map<const infer_value_view*, ir::ValueId>& ids,
+                         const partitioner::Partition& partition, const Backend& backend,
+                         host::PartitionViewOptions& view_options,
+                         std::vector<std::shared_ptr<const void>>& keep_alive) {
+  if (!backend.device.can_prepack()) return Status::ok();
+  for (ir::NodeId nid : partition.nodes) {
+    const infer_node_view* node = views.node(nid);
+    if (node == nullptr) continue;
+    for (size_t i = 0; i < node->num_inputs; ++i) {
+      const infer_value_view* in = node->inputs[i];
+      if (in == nullptr || in->const_data == nullptr) continue;
+      auto id = ids.find(in);
+      if (id == ids.end() || view_options.prepacked.count(id->second) != 0) continue;
+      INFER_ASSIGN_OR_RETURN(std::optional<host::PrepackedConstant> packed,
+                             backend.device.prepack_constant(*node, i));
+      if (!packed) continue;
+      view_options.prepacked[id->second] = host::PrepackedRef{packed->data.get(), packed->size};
+      keep_alive.push_back(std::move(packed->data));
+    }
+  }
+  return Status::ok();
+}
+
 bool same_set(std::vector<ir::ValueId> a, std::vector<ir::ValueId> b) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
@@ -44,6 +73,10 @@ Result<PlanPartition> compile_partition(
                            backend.name + "'";
   host::PartitionViewOptions view_options;
   view_options.name = partition.name;
+  std::vector<std::shared_ptr<const void>> prepacked_bytes;
+  if (Status st = prepack_constants(views, ids, partition, backend, view_options, prepacked_bytes);
+      !st.is_ok())
+    return st.with_context(what);
   Result<const infer_graph_view*> view = views.build_partition_view(partition.nodes, view_options);
   if (!view.is_ok()) return view.status().with_context(what);
 
@@ -65,6 +98,7 @@ Result<PlanPartition> compile_partition(
   options.optimization_level = optimization_level;
   options.partition_name = partition.name;
   options.keep_alive.push_back(views.constants_keeper());
+  for (auto& bytes : prepacked_bytes) options.keep_alive.push_back(std::move(bytes));
   Result<host::Executable> exe = backend.device.compile(**view, options);
   if (!exe.is_ok()) return exe.status().with_context(what);
   out.executable = std::move(*exe);
