@@ -14,6 +14,7 @@
 #include "abi_objects.hpp"
 #include "executable.hpp"
 #include "kernel_registry.hpp"
+#include "prepack.hpp"
 #include "simd/isa.hpp"
 
 namespace infer::cpu {
@@ -355,6 +356,33 @@ infer_status* execute(infer_executable* exe, infer_stream* stream,
   });
 }
 
+// ---- weight prepacking ----------------------------------------------------------------
+
+infer_status* prepack_constant(infer_device* device, const infer_node_view* node,
+                               size_t input_index, void** out_data, size_t* out_size) noexcept {
+  const sdk::Host& host = host_of(device);
+  if (node == nullptr || out_data == nullptr || out_size == nullptr)
+    return bad_arg(host, "prepack_constant: node, out_data or out_size is NULL");
+  *out_data = nullptr;
+  *out_size = 0;
+  return sdk::guarded(host, [&]() -> infer_status* {
+    if (input_index >= node->num_inputs || node->inputs[input_index] == nullptr ||
+        node->inputs[input_index]->const_data == nullptr)
+      return nullptr;  // declined: not a constant input
+    std::vector<unsigned char> packed;
+    if (!prepack_weight(*node, input_index, packed) || packed.empty()) return nullptr;
+    const infer_host_services* h = host.raw();
+    void* mem = h->host_alloc(h->host_ctx, packed.size(), kMinAlignment);
+    if (mem == nullptr)
+      return host.error(INFER_STATUS_OUT_OF_MEMORY, "cpu: prepack_constant: %zu bytes for '%s'",
+                        packed.size(), node->name ? node->name : "");
+    std::memcpy(mem, packed.data(), packed.size());
+    *out_data = mem;
+    *out_size = packed.size();
+    return nullptr;
+  });
+}
+
 constexpr infer_plugin_api kApi = {
     sizeof(infer_plugin_api),
     INFER_ABI_VERSION_MAJOR,
@@ -388,7 +416,7 @@ constexpr infer_plugin_api kApi = {
     compile,
     executable_destroy,
     execute,
-    /*prepack_constant=*/nullptr,
+    prepack_constant,
 };
 
 }  // namespace
