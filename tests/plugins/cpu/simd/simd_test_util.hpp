@@ -73,10 +73,11 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
       worst = i;
     }
   }
-  if (!got.empty())
+  if (!got.empty()) {
     EXPECT_LE(worst_excess, 0.0) << what << ": element " << worst << " is " << got[worst]
                                  << ", expected " << want[worst] << " (rtol " << rtol
                                  << ", atol " << atol << ")";
+  }
 }
 
 }  // namespace infer::cpu::simd::testing
