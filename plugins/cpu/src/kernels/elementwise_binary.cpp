@@ -4,13 +4,19 @@
 // around like the hardware does instead of being undefined, and integer division or
 // modulo by zero is an error (never a SIGFPE). Pow, comparisons and the variadic ops
 // live in math_pow.cpp, math_compare.cpp and math_variadic.cpp.
+// float32 Add/Sub/Mul/Div run the SIMD library's vector loops on each contiguous segment
+// of the broadcast (same shape, a scalar, a per-row bias along the last axis or a
+// per-channel bias over a plane all become segments of one of two forms).
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
+#include "../host_threads.hpp"
 #include "../node_util.hpp"
+#include "broadcast.hpp"
 #include "math_common.hpp"
 #include "math_legacy_broadcast.hpp"
+#include "simd/vec.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -86,6 +92,53 @@ C float_mod(C a, C b, bool fmod) {
   return r;
 }
 
+// y = a op b for float32 with numpy broadcasting: the broadcast plan collapses the shapes
+// so every innermost segment is contiguous in each input or repeats one of its values.
+Status float32_binary(KernelContext& ctx, const Tensor& A, const Tensor& B, simd::BinaryOp op,
+                      const math::OutSpec& out) {
+  BroadcastPlan p;
+  Tensor* Y = out.into;
+  if (Y != nullptr) {
+    CPU_ASSIGN_OR_RETURN(p, make_broadcast_plan_to({&A.dims, &B.dims}, Y->dims));
+  } else if (out.dims != nullptr) {
+    CPU_ASSIGN_OR_RETURN(p, make_broadcast_plan_to({&A.dims, &B.dims}, *out.dims));
+  } else {
+    CPU_ASSIGN_OR_RETURN(p, make_broadcast_plan({&A.dims, &B.dims}));
+  }
+  if (Y == nullptr) {
+    CPU_ASSIGN_OR_RETURN(Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, p.out_dims));
+  }
+  const float* a = A.as<float>();
+  const float* b = B.as<float>();
+  float* y = Y->mut<float>();
+  const simd::Isa isa = kernel_isa();
+  ctx.parallel_for(static_cast<size_t>(p.total), 16384, [&](size_t begin, size_t end) {
+    for_each_segment(p, static_cast<int64_t>(begin), static_cast<int64_t>(end),
+                     [&](int64_t o, const int64_t* offs, int64_t len) {
+                       const float* pa = a + offs[0];
+                       const float* pb = b + offs[1];
+                       float* py = y + o;
+                       const size_t n = static_cast<size_t>(len);
+                       const int64_t sa = p.inner_step[0], sb = p.inner_step[1];
+                       if (sa == 1 && sb == 1) {
+                         simd::vec_binary(isa, op, pa, pb, py, n);
+                       } else if (sa == 1 && sb == 0) {
+                         simd::vec_binary_scalar(isa, op, pa, *pb, py, n, false);
+                       } else if (sa == 0 && sb == 1) {
+                         simd::vec_binary_scalar(isa, op, pb, *pa, py, n, true);
+                       } else {
+                         // Both repeat one value (or an unexpected step): element by element.
+                         for (size_t i = 0; i < n; ++i) {
+                           const float u = pa[static_cast<int64_t>(i) * sa];
+                           simd::vec_binary_scalar(isa, op, &u, pb[static_cast<int64_t>(i) * sb],
+                                                   py + i, 1, false);
+                         }
+                       }
+                     });
+  });
+  return Status::ok();
+}
+
 template <typename T>
 Status check_nonzero_divisor(const Tensor& B, const char* what) {
   if constexpr (std::is_integral_v<T>) {
@@ -122,6 +175,15 @@ class BinaryKernel final : public Kernel {
   Status run_typed(KernelContext& ctx, const Tensor& A, const Tensor& B, OutSpec out) const {
     const infer_dtype dt = A.dtype;
     using C = compute_t<T>;
+    if constexpr (std::is_same_v<T, float>) {
+      switch (op_->op) {
+        case Op::kAdd: return float32_binary(ctx, A, B, simd::BinaryOp::kAdd, out);
+        case Op::kSub: return float32_binary(ctx, A, B, simd::BinaryOp::kSub, out);
+        case Op::kMul: return float32_binary(ctx, A, B, simd::BinaryOp::kMul, out);
+        case Op::kDiv: return float32_binary(ctx, A, B, simd::BinaryOp::kDiv, out);
+        default: break;
+      }
+    }
     if constexpr (in_mask<T>(kNumMask)) {
       switch (op_->op) {
         case Op::kAdd:

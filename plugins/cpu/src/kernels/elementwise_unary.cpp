@@ -2,13 +2,18 @@
 // a small functor over the compute type (float for float16/bfloat16, else the element
 // type itself); the kernel picks the instantiated loop for its op and the input's dtype
 // once per run, so the inner loop has no per-element dispatch. Only the (op, dtype) pairs
-// in an op's mask are instantiated.
+// in an op's mask are instantiated. float32 inputs of the common activations and math
+// functions take the vectorized kernels of the SIMD library instead (simd/vec.hpp, whose
+// approximations are within a few ulp of std::).
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
+#include "../host_threads.hpp"
 #include "../node_util.hpp"
 #include "math_common.hpp"
+#include "simd/activation.hpp"
+#include "simd/vec.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -200,13 +205,47 @@ const OpEntry* lookup(const char* name) {
   return nullptr;
 }
 
+// The vectorized float32 form of an op, if it has one: a simd::UnaryOp, or an
+// activation applied in place (after a copy) for the parameterized ones.
+struct Float32Fast {
+  enum class Kind { kNone, kUnary, kActivation } kind = Kind::kNone;
+  simd::UnaryOp op = simd::UnaryOp::kExp;
+  simd::Act act;
+};
+
+Float32Fast float32_fast(const std::string& name, const Params& p) {
+  using U = simd::UnaryOp;
+  struct Named {
+    const char* name;
+    U op;
+  };
+  static constexpr Named kUnary[] = {{"Exp", U::kExp},   {"Tanh", U::kTanh}, {"Sigmoid", U::kSigmoid},
+                                     {"Erf", U::kErf},   {"Relu", U::kRelu}, {"Abs", U::kAbs},
+                                     {"Neg", U::kNeg},   {"Sqrt", U::kSqrt}, {"Reciprocal", U::kReciprocal}};
+  Float32Fast f;
+  for (const Named& u : kUnary)
+    if (name == u.name) {
+      f.kind = Float32Fast::Kind::kUnary;
+      f.op = u.op;
+      return f;
+    }
+  if (name == "LeakyRelu") f.act = {simd::ActKind::kLeakyRelu, p.alpha, 0.0f};
+  if (name == "HardSigmoid") f.act = {simd::ActKind::kHardSigmoid, p.alpha, p.beta};
+  if (name == "HardSwish") f.act = {simd::ActKind::kHardSwish, 0.0f, 0.0f};
+  if (f.act.kind != simd::ActKind::kNone) f.kind = Float32Fast::Kind::kActivation;
+  return f;
+}
+
 class UnaryKernel final : public Kernel {
  public:
-  UnaryKernel(const OpEntry* op, Params params) : op_(op), params_(params) {}
+  UnaryKernel(const OpEntry* op, Params params)
+      : op_(op), params_(params), fast_(float32_fast(op->name, params)) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor* X = ctx.input(0);
     if (X == nullptr) return invalid("input 0 is required");
+    if (X->dtype == INFER_DTYPE_FLOAT32 && fast_.kind != Float32Fast::Kind::kNone)
+      return run_float32(ctx, *X);
     AnyLoop fn = op_->pick(X->dtype);
     if (fn == nullptr) return invalid(op_->name, " does not support dtype ", dtype_name(X->dtype));
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X->dtype, X->dims));
@@ -221,8 +260,26 @@ class UnaryKernel final : public Kernel {
   }
 
  private:
+  Status run_float32(KernelContext& ctx, const Tensor& X) const {
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
+    const float* x = X.as<float>();
+    float* y = Y->mut<float>();
+    const simd::Isa isa = kernel_isa();
+    const Float32Fast& f = fast_;
+    ctx.parallel_for(static_cast<size_t>(X.numel()), 16384, [&](size_t b, size_t e) {
+      if (f.kind == Float32Fast::Kind::kUnary) {
+        simd::vec_unary(isa, f.op, x + b, y + b, e - b);
+      } else {
+        if (y != x) std::memcpy(y + b, x + b, (e - b) * sizeof(float));
+        simd::apply_activation(isa, f.act, y + b, e - b);
+      }
+    });
+    return Status::ok();
+  }
+
   const OpEntry* op_;
   Params params_;
+  Float32Fast fast_;
 };
 
 }  // namespace

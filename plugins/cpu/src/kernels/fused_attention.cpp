@@ -4,17 +4,21 @@
 // batch b and head h:
 //   Y[b, :, h·Dv:(h+1)·Dv] = Softmax(scale · Qh·Khᵀ + mask[b, h], axis = -1) · Vh
 // Each (b, h) pair is one task on the host's threads. float32 runs both products on the
-// blocked sgemm (gemm_core.hpp) with the heads read in place through strides; the other
-// float types compute in double with the plain loop (nn_gemm_generic.hpp). Rows are
-// normalized by the Softmax kernel's own row function (softmax_row.hpp), which subtracts
-// the row maximum first.
+// SIMD library's sgemm (simd/gemm.hpp) with the heads read in place through strides (Kᵀ
+// included) and normalizes rows with its vectorized softmax (simd/softmax.hpp); the other
+// float types compute in double with the plain loop (nn_gemm_generic.hpp) and the
+// Softmax kernel's own row function (softmax_row.hpp). Both subtract the row max first.
+#include <algorithm>
 #include <vector>
 
+#include "../host_threads.hpp"
 #include "../node_util.hpp"
 #include "fused_common.hpp"
-#include "gemm_core.hpp"
 #include "nn_gemm_generic.hpp"
 #include "nn_util.hpp"
+#include "simd/gemm.hpp"
+#include "simd/softmax.hpp"
+#include "simd/vec.hpp"
 #include "softmax_row.hpp"
 
 namespace infer::cpu::kernels {
@@ -134,6 +138,9 @@ class AttentionKernel final : public Kernel {
     }
   }
 
+  // float32: scores = scale · Qh·Khᵀ by simd::sgemm with Kh read transposed through its
+  // strides (no copy), the mask added and each row softmaxed by the vectorized row
+  // kernels, then Yh = P·Vh by sgemm again, written in place into Y's head columns.
   void head_f32(const KernelContext& ctx, const Shapes& s, const Tensor& Q, const Tensor& K,
                 const Tensor& V, const Tensor* mask, Tensor& Y, int64_t b, int64_t h,
                 bool parallel) const {
@@ -142,36 +149,35 @@ class AttentionKernel final : public Kernel {
     const float* kh = K.as<float>() + b * s.Sk * qld + h * s.Dk;
     const float* vh = V.as<float>() + b * s.Sk * vld + h * s.Dv;
     float* yh = Y.mut<float>() + b * s.Sq * vld + h * s.Dv;
-    // sgemm wants B with contiguous rows: Khᵀ as a [Dk, Sk] matrix.
-    std::vector<float> kt(static_cast<size_t>(s.Dk * s.Sk));
-    for (int64_t j = 0; j < s.Sk; ++j)
-      for (int64_t d = 0; d < s.Dk; ++d) kt[d * s.Sk + j] = kh[j * qld + d];
+    const simd::Isa isa = kernel_isa();
+    const HostThreads host_threads(ctx.host());
+    const simd::SerialThreads serial;
+    const simd::Threads& threads = parallel ? static_cast<const simd::Threads&>(host_threads)
+                                            : static_cast<const simd::Threads&>(serial);
     std::vector<float> scores(static_cast<size_t>(s.Sq * s.Sk));
-    GemmArgs g;
-    g.M = s.Sq;
-    g.N = s.Sk;
-    g.K = s.Dk;
-    g.A = qh;
-    g.a_row_stride = qld;
-    g.a_col_stride = 1;
-    g.B = kt.data();
-    g.ldb = s.Sk;
-    g.C = scores.data();
-    g.ldc = s.Sk;
-    sgemm(ctx.host(), g, parallel);
-    scale_mask_softmax<float, float>(s, mask, b, h, scores.data());
-    GemmArgs o;
-    o.M = s.Sq;
-    o.N = s.Dv;
-    o.K = s.Sk;
-    o.A = scores.data();
-    o.a_row_stride = s.Sk;
-    o.a_col_stride = 1;
-    o.B = vh;
-    o.ldb = vld;
-    o.C = yh;
-    o.ldc = vld;
-    sgemm(ctx.host(), o, parallel);
+    // B(d, j) = Kh[j, d]: row stride 1, column stride qld.
+    simd::sgemm(isa, threads, s.Sq, s.Sk, s.Dk, scale_, simd::GemmOperand::raw(qh, qld, 1),
+                simd::GemmOperand::raw(kh, 1, qld), 0.0f, scores.data(), s.Sk);
+    const float* m = mask != nullptr ? mask->as<float>() : nullptr;
+    const int64_t mbase = b * s.mask_stride[0] + h * s.mask_stride[1];
+    threads.run(static_cast<size_t>(s.Sq), std::max<size_t>(1, 16384 / static_cast<size_t>(s.Sk)),
+                [&](size_t i0, size_t i1) {
+                  for (size_t i = i0; i < i1; ++i) {
+                    float* row = scores.data() + static_cast<int64_t>(i) * s.Sk;
+                    if (m != nullptr) {
+                      const float* mr = m + mbase + static_cast<int64_t>(i) * s.mask_stride[2];
+                      if (s.mask_stride[3] == 1)
+                        simd::vec_binary(isa, simd::BinaryOp::kAdd, row, mr, row,
+                                         static_cast<size_t>(s.Sk));
+                      else
+                        simd::vec_binary_scalar(isa, simd::BinaryOp::kAdd, row, *mr, row,
+                                                static_cast<size_t>(s.Sk), false);
+                    }
+                    simd::softmax_row(isa, row, row, static_cast<size_t>(s.Sk));
+                  }
+                });
+    simd::sgemm(isa, threads, s.Sq, s.Dv, s.Sk, 1.0f, simd::GemmOperand::raw(scores.data(), s.Sk, 1),
+                simd::GemmOperand::raw(vh, vld, 1), 0.0f, yh, vld);
   }
 
   template <typename T>

@@ -1,9 +1,12 @@
 #include "fused_common.hpp"
 
+#include <algorithm>
 #include <cstring>
 
+#include "../host_threads.hpp"
 #include "../node_util.hpp"
 #include "nn_util.hpp"
+#include "simd/vec.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -142,6 +145,28 @@ Status apply_epilogue(KernelContext& ctx, Tensor& Y, const Tensor* residual, con
   const int64_t row = row_bias != nullptr ? row_bias->numel() : 1;
   if (row <= 0 || total % row != 0)
     return internal("row bias of ", row, " values does not tile an output of ", total);
+  if (Y.dtype == INFER_DTYPE_FLOAT32) {
+    // float32: vector adds per contiguous run, then the vectorized activation on the
+    // same run while it is in cache.
+    float* y = Y.mut<float>();
+    const float* z = residual != nullptr ? residual->as<float>() : nullptr;
+    const float* b = row_bias != nullptr ? row_bias->as<float>() : nullptr;
+    const simd::Act sact = to_simd_act(act);
+    const simd::Isa isa = kernel_isa();
+    const size_t r = static_cast<size_t>(row);
+    ctx.parallel_for(static_cast<size_t>(total), 16384, [&](size_t i0, size_t i1) {
+      if (z != nullptr) simd::vec_binary(isa, simd::BinaryOp::kAdd, y + i0, z + i0, y + i0, i1 - i0);
+      if (b != nullptr) {
+        for (size_t i = i0; i < i1;) {
+          const size_t col = i % r, len = std::min(r - col, i1 - i);
+          simd::vec_binary(isa, simd::BinaryOp::kAdd, y + i, b + col, y + i, len);
+          i += len;
+        }
+      }
+      simd::apply_activation(isa, sact, y + i0, i1 - i0);
+    });
+    return Status::ok();
+  }
   return dispatch_float(Y.dtype, "output", [&]<typename T>(Tag<T>) -> Status {
     using C = compute_t<T>;
     T* y = Y.mut<T>();

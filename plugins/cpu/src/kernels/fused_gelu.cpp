@@ -1,9 +1,12 @@
 // Gelu (ai.infer, sdk/FUSED_OPS.md; the ONNX Gelu-20 semantics): approximate = "none"
 // gives 0.5·x·(1 + erf(x/√2)), "tanh" the tanh approximation. Every float type, computed
-// in float for float16/bfloat16 and rounded once on store.
+// in float for float16/bfloat16 and rounded once on store; float32 runs the SIMD
+// library's vectorized form (simd/vec.hpp: erf and tanh within a few ulp of std::).
+#include "../host_threads.hpp"
 #include "../node_util.hpp"
 #include "fused_common.hpp"
 #include "nn_util.hpp"
+#include "simd/vec.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -16,6 +19,16 @@ class GeluKernel final : public Kernel {
     const Tensor& X = *ctx.input(0);
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
     if (Y->numel() == 0) return Status::ok();
+    if (X.dtype == INFER_DTYPE_FLOAT32) {
+      const float* x = X.as<float>();
+      float* y = Y->mut<float>();
+      const simd::Isa isa = kernel_isa();
+      const simd::UnaryOp op = tanh_form_ ? simd::UnaryOp::kGeluTanh : simd::UnaryOp::kGelu;
+      ctx.parallel_for(static_cast<size_t>(X.numel()), 16384, [&](size_t i0, size_t i1) {
+        simd::vec_unary(isa, op, x + i0, y + i0, i1 - i0);
+      });
+      return Status::ok();
+    }
     return dispatch_float(X.dtype, "X", [&]<typename T>(Tag<T>) -> Status {
       const T* x = X.as<T>();
       T* y = Y->mut<T>();

@@ -9,16 +9,21 @@
 //     per channel. Y = (X - mean) / sqrt(var + epsilon) * scale[c] + B[c]
 //   MeanVarianceNormalization: groups are the dims in `axes` (default [0, 2, 3]), as in
 //     the ONNX function body: Y = (X - mean) / (sqrt(var) + 1e-9).
-// Inputs of any float type are computed in double and rounded once on store.
+// Inputs of any float type are computed in double and rounded once on store, except
+// float32 LayerNormalization, which runs the SIMD library's vectorized rows
+// (simd/layernorm.hpp: float accumulation in several lanes, two passes).
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../dispatch.hpp"
+#include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "broadcast.hpp"
 #include "nn_util.hpp"
+#include "simd/layernorm.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -93,6 +98,29 @@ class LayerNormKernel final : public Kernel {
       std::vector<double> means(static_cast<size_t>(outer)), invs(static_cast<size_t>(outer));
       const T* x = X.as<T>();
       T* y = Y->mut<T>();
+      if constexpr (std::is_same_v<T, float>) {
+        // Scale and B hold `inner` values in row order (they broadcast to the normalized
+        // dims, checked above, with as many elements, so only leading 1s can differ).
+        if (S.numel() == inner && (B == nullptr || B->numel() == inner) && inner > 0) {
+          const simd::Isa isa = kernel_isa();
+          const float* g = S.as<float>();
+          const float* bb = B ? B->as<float>() : nullptr;
+          const float eps = static_cast<float>(epsilon_);
+          ctx.parallel_for(static_cast<size_t>(outer), grain_for(static_cast<size_t>(inner) * 4),
+                           [&](size_t o0, size_t o1) {
+                             for (size_t o = o0; o < o1; ++o) {
+                               const int64_t off = static_cast<int64_t>(o) * inner;
+                               float mean, inv;
+                               simd::layernorm_row(isa, x + off, y + off, static_cast<size_t>(inner),
+                                                   g, bb, eps, &mean, &inv);
+                               means[o] = mean;
+                               invs[o] = inv;
+                             }
+                           });
+          CPU_RETURN_IF_ERROR(write_stat(ctx, 1, stat_dtype, stat_dims, means));
+          return write_stat(ctx, 2, stat_dtype, stat_dims, invs);
+        }
+      }
       ctx.parallel_for(static_cast<size_t>(outer), grain_for(static_cast<size_t>(inner) * 4),
                        [&](size_t o0, size_t o1) {
                          for (size_t o = o0; o < o1; ++o) {

@@ -5,14 +5,18 @@
 //
 // MaxPool takes float16/32/64, int8 and uint8; the averaging pools take the float types.
 // Half-precision inputs are compared and summed in float/double and rounded once on store.
+// float32 GlobalAveragePool sums each plane with the SIMD library's vector sum.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "../dispatch.hpp"
+#include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "simd/vec.hpp"
 #include "spatial.hpp"
 
 namespace infer::cpu::kernels {
@@ -230,6 +234,19 @@ class PoolKernel final : public Kernel {
     const T* x = X.as<T>();
     T* y = Y->mut<T>();
     const PoolParams& prm = prm_;
+    if constexpr (std::is_same_v<T, float>) {
+      if (prm.kind == Kind::kGlobalAverage) {
+        const simd::Isa isa = kernel_isa();
+        const float inv = 1.0f / static_cast<float>(n);
+        ctx.parallel_for(static_cast<size_t>(planes), grain_for(static_cast<size_t>(n)),
+                         [&](size_t p0, size_t p1) {
+                           for (size_t p = p0; p < p1; ++p)
+                             y[p] = simd::vec_sum(isa, x + static_cast<int64_t>(p) * n,
+                                                  static_cast<size_t>(n)) * inv;
+                         });
+        return Status::ok();
+      }
+    }
     ctx.parallel_for(static_cast<size_t>(planes), grain_for(static_cast<size_t>(n)),
                      [&](size_t p0, size_t p1) { global_planes<T>(prm, n, x, y, p0, p1); });
     return Status::ok();

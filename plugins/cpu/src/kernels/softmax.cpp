@@ -4,14 +4,18 @@
 // (outer, inner) position, normalize the `n` elements spaced `inner` apart.
 // Half-precision inputs are computed in float and rounded once on store; the sum of
 // exponentials is accumulated in double so long rows keep their precision.
+// float32 Softmax/LogSoftmax over contiguous rows (the last axis, the usual case) run the
+// SIMD library's vectorized rows (simd/softmax.hpp).
 #include <cmath>
 #include <cstring>
 #include <type_traits>
 
 #include "../dispatch.hpp"
+#include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "nn_util.hpp"
+#include "simd/softmax.hpp"
 #include "softmax_row.hpp"
 
 namespace infer::cpu::kernels {
@@ -42,6 +46,13 @@ class SoftmaxKernel final : public Kernel {
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
     if (Y->numel() == 0) return Status::ok();
     const Mode mode = mode_;
+    if (X.dtype == INFER_DTYPE_FLOAT32 && inner == 1 && mode != Mode::kHardmax) {
+      HostThreads threads(ctx.host());
+      simd::softmax_rows(kernel_isa(), threads, X.as<float>(), Y->mut<float>(),
+                         static_cast<size_t>(outer), static_cast<size_t>(n),
+                         mode == Mode::kLogSoftmax);
+      return Status::ok();
+    }
     return dispatch_float(X.dtype, "input", [&]<typename T>(Tag<T>) -> Status {
       const T* x = X.as<T>();
       T* y = Y->mut<T>();
