@@ -1,20 +1,35 @@
 // A compiled partition: one kernel per node, in the graph's topological order, over a
 // table of value slots (graph inputs, constants used in place, and values the nodes
-// produce). execute() keeps every per-run buffer in a local RunState, so one
+// produce). Every per-run buffer lives in a RunState that one run has to itself, so one
 // executable may run from many threads at once.
+//
+// Intermediate values (produced by a node, not graph outputs) live in one planned
+// block per run: memory_plan.hpp places them by lifetime so that values never live at
+// the same time share bytes. The sizes come from the declared static shapes when every
+// intermediate has one (one plan for all runs), else from the first run with a given
+// signature (the dtypes and dims of the inputs, and of the captures for a body), which
+// allocates per value as before while it records them. Plans are cached per signature
+// (the 8 most recently used). Each plan keeps a pool of workspaces (a block plus a
+// RunState whose vectors keep their capacity), so a steady-state run takes one from the
+// pool and allocates no tensor memory. A kernel that asks for more bytes than the plan
+// holds for a value (data-dependent shapes: NonZero, Unique, ...) gets host_alloc'd
+// memory for that value in that run. INFER_CPU_PLAN_MEMORY=0 turns planning off.
 //
 // The same machinery compiles the bodies of control-flow nodes (If/Loop/Scan):
 // compile_subgraph() accepts values captured from enclosing graphs, and run_body() runs
 // the body on tensors the calling kernel owns, returning the outputs in host memory.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "infer/plugin.hpp"
 #include "kernel.hpp"
+#include "memory_plan.hpp"
 #include "status.hpp"
 
 namespace infer::cpu {
@@ -86,6 +101,15 @@ class Executable {
   // dereferenced after compilation.
   std::span<const infer_value_view* const> captures() const { return captures_; }
 
+  // Planning figures, for tests and reports: how many values are planned, whether one
+  // plan from the declared shapes serves every run, and how many plans are cached.
+  size_t planned_values() const { return planned_slots_.size(); }
+  bool has_static_plan() const { return static_plan_ != nullptr; }
+  size_t cached_plans() const;
+
+  // At most this many signatures keep a plan (least recently used go first).
+  static constexpr size_t kMaxCachedPlans = 8;
+
  private:
   struct Slot {
     std::string name;
@@ -95,7 +119,11 @@ class Executable {
     bool is_const = false;
     Tensor const_tensor;    // constant data, used in place
     int first_output = -1;  // the graph output allocated by its producer
+    int producer = -1;      // step that produces it
     int last_use = -1;      // step after which a temporary is freed
+    int plan_index = -1;    // index among the planned values, or -1
+    bool static_shape = false;  // the view declares every dim and a sized dtype
+    size_t static_bytes = 0;    // its bytes then
   };
   struct Step {
     std::string node_name, op_type;
@@ -107,6 +135,9 @@ class Executable {
     std::string prefix() const { return "node '" + node_name + "' (" + op_type + "): "; }
   };
   class RunState;
+  struct Workspace;
+  struct PlanEntry;
+  class Lease;
   class NodeContext;
   class OutputSink;
   class AbiSink;
@@ -117,7 +148,20 @@ class Executable {
                                                           infer_device* device,
                                                           const infer_graph_view& graph,
                                                           bool subgraph);
-  Status bind_inputs(const infer_execute_args& args, RunState& state) const;
+  Status validate_inputs(const infer_execute_args& args) const;
+  void bind_inputs(const infer_execute_args& args, RunState& state) const;
+  void plan_lifetimes();
+  // The signature of a run: dtype, rank and dims of each tensor, flattened.
+  static void append_key(std::vector<int64_t>& key, infer_dtype dtype, const int64_t* dims,
+                         size_t rank);
+  std::shared_ptr<PlanEntry> find_plan(const std::vector<int64_t>& key) const;
+  void add_plan(std::vector<int64_t> key, const std::vector<size_t>& sizes) const;
+  Result<std::unique_ptr<Workspace>> take_workspace(PlanEntry& entry) const;
+  // Runs with a workspace of `entry`'s plan, or (entry null) in a recording RunState;
+  // bind(state) binds inputs and captures, run(state) runs the steps.
+  template <typename Bind, typename Run>
+  Status run_with_memory(const std::shared_ptr<PlanEntry>& entry, const std::vector<int64_t>* key,
+                         Bind&& bind, Run&& run) const;
   void bind_constants(RunState& state) const;
   Status run_steps(RunState& state, OutputSink& sink, const infer_run_context* run) const;
   Status finish_outputs(OutputSink& sink, RunState& state) const;
@@ -132,6 +176,12 @@ class Executable {
   std::vector<int> outputs_;                       // slot of each graph output
   std::vector<const infer_value_view*> captures_;  // subgraphs: captured values
   std::vector<int> capture_slots_;                 // slot of each captured value
+  std::vector<int> planned_slots_;                 // slot of each planned value
+  std::vector<PlanInterval> lifetimes_;            // steps each planned value is live
+  std::shared_ptr<PlanEntry> static_plan_;         // when every size is known statically
+  mutable std::mutex plan_mu_;                     // guards plan_cache_ and plan_clock_
+  mutable std::vector<std::shared_ptr<PlanEntry>> plan_cache_;
+  mutable uint64_t plan_clock_ = 0;
 };
 
 }  // namespace infer::cpu
