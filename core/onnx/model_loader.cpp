@@ -3,7 +3,7 @@
 #include "onnx/model_loader.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,17 +110,25 @@ Result<ir::Model> convert_model(onnx::ModelProto& proto, const std::string& name
   return model;
 }
 
-Result<ir::Model> load_bytes(const void* data, size_t size, const std::string& name,
-                             const std::string& base_dir, const LoadOptions& options) {
+Status check_size(size_t size, const std::string& name) {
   if (size == 0)
     return invalid_argument(quoted(name) + " is not a valid ONNX model (the file is empty)");
   if (size > static_cast<size_t>(INT_MAX))
     return invalid_argument(quoted(name) +
                             " is larger than 2 GiB, more than protobuf can parse; store the "
                             "weights as external data");
+  return Status::ok();
+}
+
+Status parse_failed(const std::string& name) {
+  return invalid_argument(quoted(name) + " is not a valid ONNX model (protobuf parse failed)");
+}
+
+Result<ir::Model> load_bytes(const void* data, size_t size, const std::string& name,
+                             const std::string& base_dir, const LoadOptions& options) {
+  INFER_RETURN_IF_ERROR(check_size(size, name));
   onnx::ModelProto proto;
-  if (!proto.ParseFromArray(data, static_cast<int>(size)))
-    return invalid_argument(quoted(name) + " is not a valid ONNX model (protobuf parse failed)");
+  if (!proto.ParseFromArray(data, static_cast<int>(size))) return parse_failed(name);
   return convert_model(proto, name, base_dir, options);
 }
 
@@ -140,46 +148,37 @@ Result<ir::Model> guarded(const std::string& name, F&& load) {
   }
 }
 
-// A read-only mapping of a whole file, unmapped when it goes out of scope.
-class MappedModelFile {
+// An open model file. It is parsed as a stream (64 KiB reads) rather than mapped: a
+// mapping keeps every page of the file resident while protobuf copies the weights out
+// of it, so the process would briefly hold the weights twice (ResNet-50: 213 MB peak
+// for 102 MB of weights, instead of ~115 MB).
+class ModelFile {
  public:
-  ~MappedModelFile() {
-    if (data_) munmap(data_, size_);
+  ~ModelFile() {
+    if (fd_ >= 0) ::close(fd_);
   }
   Status open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
       const int err = errno;
       return Status(
           err == ENOENT || err == ENOTDIR ? StatusCode::kNotFound : StatusCode::kInvalidArgument,
           "cannot open model " + quoted(path) + ": " + std::strerror(err));
     }
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
       const bool dir = S_ISDIR(st.st_mode);
-      ::close(fd);
       return invalid_argument("cannot open model " + quoted(path) + ": " +
                               (dir ? std::strerror(EISDIR) : "not a regular file"));
     }
     size_ = static_cast<size_t>(st.st_size);
-    if (size_ > 0) {
-      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        const int err = errno;
-        ::close(fd);
-        size_ = 0;
-        return unavailable("cannot read model " + quoted(path) + ": " + std::strerror(err));
-      }
-      data_ = p;
-    }
-    ::close(fd);
     return Status::ok();
   }
-  const void* data() const { return data_; }
+  int fd() const { return fd_; }
   size_t size() const { return size_; }
 
  private:
-  void* data_ = nullptr;
+  int fd_ = -1;
   size_t size_ = 0;
 };
 
@@ -187,11 +186,20 @@ class MappedModelFile {
 
 Result<ir::Model> load_model(const std::string& path, const LoadOptions& options) {
   return guarded(path, [&]() -> Result<ir::Model> {
-    MappedModelFile file;
+    ModelFile file;
     INFER_RETURN_IF_ERROR(file.open(path));
+    INFER_RETURN_IF_ERROR(check_size(file.size(), path));
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
-    return load_bytes(file.data(), file.size(), path, base_dir, options);
+    onnx::ModelProto proto;
+    google::protobuf::io::FileInputStream stream(file.fd(), 1 << 16);
+    if (!proto.ParseFromZeroCopyStream(&stream)) {
+      if (stream.GetErrno() != 0)
+        return unavailable("cannot read model " + quoted(path) + ": " +
+                           std::strerror(stream.GetErrno()));
+      return parse_failed(path);
+    }
+    return convert_model(proto, path, base_dir, options);
   });
 }
 
