@@ -1,65 +1,313 @@
-// Placeholder: a plain, correct implementation of the gemm.hpp contract so that the
-// library links while the packed microkernels are written. The packed form is a small
-// header followed by the operand in row-major order.
-#include "gemm.hpp"
-
+// The SGEMM driver (BLIS-style): C is cut into tiles of whole register panels, spread over
+// the threads; a tile walks K in blocks, packing its slice of each raw operand into
+// thread-local scratch (prepacked operands are used in place), and runs the ISA's
+// register tile over every MR x NR micro-tile with the B micro-panel outermost, so it
+// stays in L1 while the A block streams from L2. The epilogue runs inside the register
+// tile routine on the last K block. M == 1 and N == 1 take a GEMV path that streams the
+// other operand once.
+#include <algorithm>
 #include <cstring>
 
+#include "gemm.hpp"
+#include "gemm_kernels.hpp"
+#include "gemm_packed.hpp"
+#include "scratch.hpp"
+
 namespace infer::cpu::simd {
+namespace gemm_detail {
+
+Geometry geometry(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512:
+      // mc x kc of A = 168 KiB and kc x nc of B = 512 KiB share the 1 MiB L2. kc = 256
+      // measured best of 96..256 on Zen 4 (128 was close).
+      return {14, 32, 256, 168, 512};
+    case Isa::kAvx2:
+      return {6, 16, 256, 144, 512};
+    case Isa::kNeon:
+      return {8, 12, 256, 128, 384};
+    case Isa::kScalar:
+      break;
+  }
+  return {4, 16, 256, 64, 256};
+}
+
+const Kernels& kernels(Isa isa) {
+  switch (isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+    case Isa::kAvx512:
+      return kernels_avx512();
+    case Isa::kAvx2:
+      return kernels_avx2();
+#endif
+#if defined(__aarch64__)
+    case Isa::kNeon:
+      return kernels_neon();
+#endif
+    default:
+      break;
+  }
+  return kernels_scalar();
+}
+
+}  // namespace gemm_detail
+
 namespace {
 
-struct PackHeader {
-  uint32_t magic;
-  uint32_t isa;
-  int64_t rows, cols;
+using namespace gemm_detail;
+
+constexpr double kParallelFlops = 1e6;  // below this the threads cost more than they save
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+bool has_epilogue(const GemmEpilogue& ep) {
+  return ep.bias_mode != GemmEpilogue::Bias::kNone || ep.residual != nullptr ||
+         ep.act.kind != ActKind::kNone;
+}
+
+// Finishes `len` outputs of a GEMV (or of K == 0) held in y: element j goes to
+// out[j * ostride] at row row0 + j * drow, column col0 + j * dcol of C.
+void finish_span(Isa isa, float* y, int64_t len, float* out, int64_t ostride, int64_t row0,
+                 int64_t drow, int64_t col0, int64_t dcol, float alpha, float beta,
+                 const GemmEpilogue& ep) {
+  for (int64_t j = 0; j < len; ++j) {
+    float v = alpha * y[j];
+    if (beta != 0.0f) v += beta * out[j * ostride];
+    const int64_t r = row0 + j * drow, c = col0 + j * dcol;
+    if (ep.bias_mode == GemmEpilogue::Bias::kPerRow) v += ep.bias[r];
+    if (ep.bias_mode == GemmEpilogue::Bias::kPerCol) v += ep.bias[c];
+    if (ep.residual != nullptr) v += ep.residual[r * ep.ldr + c];
+    y[j] = v;
+  }
+  if (ep.act.kind != ActKind::kNone) apply_activation(isa, ep.act, y, static_cast<size_t>(len));
+  for (int64_t j = 0; j < len; ++j) out[j * ostride] = y[j];
+}
+
+// Runs body(b, e) over [0, n) tasks, on the threads when `parallel`.
+template <typename F>
+void run_tasks(const Threads& threads, bool parallel, size_t n, F&& body) {
+  if (parallel && n > 1)
+    threads.run(n, 1, body);
+  else
+    body(0, n);
+}
+
+// K == 0: C = beta * C, then the epilogue.
+void scale_only(Isa isa, const Threads& threads, int64_t M, int64_t N, float beta, float* C,
+                int64_t ldc, const GemmEpilogue& ep) {
+  const bool parallel = threads.concurrency() > 1 && static_cast<double>(M) * N >= kParallelFlops;
+  run_tasks(threads, parallel, static_cast<size_t>(M), [&](size_t b, size_t e) {
+    float* y = scratch_as<float>(ScratchSlot::kPackA, static_cast<size_t>(N));
+    for (size_t i = b; i < e; ++i) {
+      std::fill(y, y + N, 0.0f);
+      finish_span(isa, y, N, C + static_cast<int64_t>(i) * ldc, 1, static_cast<int64_t>(i), 0, 0, 1,
+                  0.0f, beta, ep);
+    }
+  });
+}
+
+// The matrix of a GEMV, element (k, j) for k < K, j < L.
+struct GemvMatrix {
+  enum class Kind { kPanels, kRows, kDots } kind;
+  const float* w;
+  int64_t ld;     // kRows: w[k * ld + j]; kDots: w[j * ld + k]; kPanels: K * width per panel
+  int width = 0;  // kPanels: panel p holds (k, p * width + c) at [k * width + c]
 };
-constexpr uint32_t kMagic = 0x504b4731;  // "PKG1"
-constexpr size_t kHeader = 64;
 
-size_t packed_bytes(int64_t r, int64_t c) {
-  return kHeader + sizeof(float) * static_cast<size_t>(r) * static_cast<size_t>(c);
+// y = x^T W over L outputs written to out[j * ostride] (row/column of C given by the
+// epilogue indexing), x[k * incx].
+void gemv(Isa isa, const Threads& threads, int64_t L, int64_t K, const float* x, int64_t incx,
+          const GemvMatrix& W, float* out, int64_t ostride, bool is_row, float alpha, float beta,
+          const GemmEpilogue& ep) {
+  const Kernels& kn = kernels(isa);
+  // Dot products want a contiguous x.
+  if (W.kind == GemvMatrix::Kind::kDots && incx != 1) {
+    float* xc = scratch_as<float>(ScratchSlot::kPackB, static_cast<size_t>(K));
+    for (int64_t k = 0; k < K; ++k) xc[k] = x[k * incx];
+    x = xc;
+    incx = 1;
+  }
+  // Chunks of outputs: whole panels, and enough of them to feed every thread.
+  // Chunks start at multiples of 64 so that each output sees the same kernel code path
+  // (and so the same rounding) whatever the thread count.
+  const int64_t unit = W.kind == GemvMatrix::Kind::kPanels ? W.width : 64;
+  const int conc = threads.concurrency();
+  const bool parallel = conc > 1 && 2.0 * static_cast<double>(K) * L >= kParallelFlops;
+  int64_t chunk = round_up(std::min<int64_t>(L, 512), unit);
+  if (parallel) chunk = std::min(chunk, round_up(ceil_div(L, 4 * conc), unit));
+  const int64_t chunks = ceil_div(L, chunk);
+  run_tasks(threads, parallel, static_cast<size_t>(chunks), [&](size_t b, size_t e) {
+    float* y = scratch_as<float>(ScratchSlot::kPackA, static_cast<size_t>(chunk));
+    for (size_t t = b; t < e; ++t) {
+      const int64_t j0 = static_cast<int64_t>(t) * chunk;
+      const int64_t len = std::min(chunk, L - j0);
+      switch (W.kind) {
+        case GemvMatrix::Kind::kPanels:
+          for (int64_t p = 0; p * W.width < len; ++p)
+            kn.gemv_rows(K, x, incx, W.w + (j0 / W.width + p) * K * W.width, W.width,
+                         std::min<int64_t>(W.width, len - p * W.width), y + p * W.width);
+          break;
+        case GemvMatrix::Kind::kRows:
+          kn.gemv_rows(K, x, incx, W.w + j0, W.ld, len, y);
+          break;
+        case GemvMatrix::Kind::kDots:
+          kn.gemv_dots(K, W.w + j0 * W.ld, W.ld, len, x, y);
+          break;
+      }
+      if (is_row)
+        finish_span(isa, y, len, out + j0 * ostride, ostride, 0, 0, j0, 1, alpha, beta, ep);
+      else
+        finish_span(isa, y, len, out + j0 * ostride, ostride, j0, 1, 0, 0, alpha, beta, ep);
+    }
+  });
 }
 
-void pack(Isa isa, int64_t r, int64_t c, const GemmOperand& X, void* dst) {
-  PackHeader h{kMagic, static_cast<uint32_t>(isa), r, c};
-  std::memcpy(dst, &h, sizeof h);
-  float* out = reinterpret_cast<float*>(static_cast<char*>(dst) + kHeader);
-  for (int64_t i = 0; i < r; ++i)
-    for (int64_t j = 0; j < c; ++j) out[i * c + j] = X.data[i * X.row_stride + j * X.col_stride];
-}
-
-// Element (i, j) of an operand of `cols` columns.
-inline float at(const GemmOperand& X, int64_t cols, int64_t i, int64_t j) {
-  if (X.packed != nullptr)
-    return reinterpret_cast<const float*>(static_cast<const char*>(X.packed) + kHeader)[i * cols + j];
-  return X.data[i * X.row_stride + j * X.col_stride];
+// The GEMV paths; false when the operand layout does not suit one (then the general path
+// runs).
+bool try_gemv(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, float alpha,
+              const GemmOperand& A, const GemmOperand& B, const float* pa, const float* pb,
+              float beta, float* C, int64_t ldc, const GemmEpilogue& ep) {
+  const Geometry g = geometry(isa);
+  if (M == 1) {
+    // y[n] = sum_k A(0, k) B(k, n).
+    GemvMatrix W{};
+    if (pb != nullptr) {
+      W = {GemvMatrix::Kind::kPanels, pb, 0, g.nr};
+    } else if (B.col_stride == 1) {
+      W = {GemvMatrix::Kind::kRows, B.data, B.row_stride};
+    } else if (B.row_stride == 1) {
+      W = {GemvMatrix::Kind::kDots, B.data, B.col_stride};
+    } else {
+      return false;
+    }
+    const float* x = pa != nullptr ? pa : A.data;
+    const int64_t incx = pa != nullptr ? g.mr : A.col_stride;
+    gemv(isa, threads, N, K, x, incx, W, C, 1, true, alpha, beta, ep);
+    return true;
+  }
+  if (N == 1) {
+    // y[m] = sum_k B(k, 0) A(m, k): W(k, j) = A(j, k).
+    GemvMatrix W{};
+    if (pa != nullptr) {
+      W = {GemvMatrix::Kind::kPanels, pa, 0, g.mr};
+    } else if (A.row_stride == 1) {
+      W = {GemvMatrix::Kind::kRows, A.data, A.col_stride};
+    } else if (A.col_stride == 1) {
+      W = {GemvMatrix::Kind::kDots, A.data, A.row_stride};
+    } else {
+      return false;
+    }
+    const float* x = pb != nullptr ? pb : B.data;
+    const int64_t incx = pb != nullptr ? g.nr : B.row_stride;
+    gemv(isa, threads, M, K, x, incx, W, C, ldc, false, alpha, beta, ep);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
 
-size_t packed_a_bytes(Isa, int64_t M, int64_t K) { return packed_bytes(M, K); }
-size_t packed_b_bytes(Isa, int64_t K, int64_t N) { return packed_bytes(K, N); }
-void pack_a(Isa isa, int64_t M, int64_t K, const GemmOperand& A, void* dst) { pack(isa, M, K, A, dst); }
-void pack_b(Isa isa, int64_t K, int64_t N, const GemmOperand& B, void* dst) { pack(isa, K, N, B, dst); }
-
 void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, float alpha,
            const GemmOperand& A, const GemmOperand& B, float beta, float* C, int64_t ldc,
            const GemmEpilogue& ep) {
-  threads.run(static_cast<size_t>(M), 1, [&](size_t b, size_t e) {
-    for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) {
-      float* c = C + i * ldc;
-      for (int64_t j = 0; j < N; ++j) {
-        float acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += at(A, K, i, k) * at(B, N, k, j);
-        float v = alpha * acc + (beta != 0.0f ? beta * c[j] : 0.0f);
-        if (ep.bias_mode == GemmEpilogue::Bias::kPerRow) v += ep.bias[i];
-        if (ep.bias_mode == GemmEpilogue::Bias::kPerCol) v += ep.bias[j];
-        if (ep.residual != nullptr) v += ep.residual[i * ep.ldr + j];
-        c[j] = v;
-      }
-      apply_activation(isa, ep.act, c, static_cast<size_t>(N));
+  if (M <= 0 || N <= 0) return;
+  if (!isa_supported(isa)) isa = Isa::kScalar;
+  const float* pa = A.packed != nullptr ? check_packed(A.packed, PackKind::kA, isa, M, K) : nullptr;
+  const float* pb = B.packed != nullptr ? check_packed(B.packed, PackKind::kB, isa, K, N) : nullptr;
+  if (K <= 0) {
+    scale_only(isa, threads, M, N, beta, C, ldc, ep);
+    return;
+  }
+  if ((M == 1 || N == 1) && try_gemv(isa, threads, M, N, K, alpha, A, B, pa, pb, beta, C, ldc, ep))
+    return;
+
+  const Geometry g = geometry(isa);
+  const Kernels& kn = kernels(isa);
+  const int mr = g.mr, nr = g.nr;
+  const GemmEpilogue* last_ep = has_epilogue(ep) ? &ep : nullptr;
+
+  // Tiles of C: at most mc x nc, evenly sized, and (when parallel) enough of them for every
+  // thread; split the longer side (in register panels) first.
+  const int conc = threads.concurrency();
+  const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const bool parallel = conc > 1 && flops >= kParallelFlops;
+  const int64_t m_panels = ceil_div(M, mr), n_panels = ceil_div(N, nr);
+  int64_t mt = ceil_div(M, g.mc), nt = ceil_div(N, g.nc);
+  if (parallel) {
+    const int64_t target = 2 * static_cast<int64_t>(conc);
+    while (mt * nt < target) {
+      const bool can_m = mt < m_panels, can_n = nt < n_panels;
+      if (!can_m && !can_n) break;
+      // Columns per tile vs rows per tile, in multiples of the register tile.
+      const double n_len = static_cast<double>(n_panels) / nt * nr;
+      const double m_len = static_cast<double>(m_panels) / mt * mr;
+      if (can_n && (!can_m || n_len >= m_len))
+        ++nt;
+      else
+        ++mt;
     }
-  });
+  }
+  const int64_t tm = ceil_div(m_panels, mt) * mr, tn = ceil_div(n_panels, nt) * nr;
+  mt = ceil_div(M, tm);
+  nt = ceil_div(N, tn);
+  // K blocks of (nearly) equal length.
+  const int64_t kb = ceil_div(K, g.kc);
+  const int64_t kc = ceil_div(K, kb);
+
+  auto body = [&](size_t b, size_t e) {
+    float* a_buf = pa == nullptr ? scratch_as<float>(ScratchSlot::kPackA, static_cast<size_t>(tm * kc))
+                                 : nullptr;
+    float* b_buf = pb == nullptr ? scratch_as<float>(ScratchSlot::kPackB, static_cast<size_t>(kc * tn))
+                                 : nullptr;
+    for (size_t t = b; t < e; ++t) {
+      const int64_t m0 = static_cast<int64_t>(t) / nt * tm, n0 = static_cast<int64_t>(t) % nt * tn;
+      const int64_t rows = std::min(tm, M - m0), cols = std::min(tn, N - n0);
+      for (int64_t k0 = 0; k0 < K; k0 += kc) {
+        const int64_t kcb = std::min(kc, K - k0);
+        const float* ablk;
+        int64_t a_step;  // floats between consecutive A panels
+        if (pa != nullptr) {
+          ablk = pa + (m0 / mr) * K * mr + k0 * mr;
+          a_step = K * mr;
+        } else {
+          pack_a_block(A, m0, rows, k0, kcb, mr, a_buf);
+          ablk = a_buf;
+          a_step = kcb * mr;
+        }
+        const float* bblk;
+        int64_t b_step;
+        if (pb != nullptr) {
+          bblk = pb + (n0 / nr) * K * nr + k0 * nr;
+          b_step = K * nr;
+        } else {
+          pack_b_block(B, k0, kcb, n0, cols, nr, b_buf);
+          bblk = b_buf;
+          b_step = kcb * nr;
+        }
+        TileJob job;
+        job.kc = kcb;
+        job.ldc = ldc;
+        job.alpha = alpha;
+        job.beta = k0 == 0 ? beta : 1.0f;
+        job.ep = k0 + kcb == K ? last_ep : nullptr;
+        job.isa = isa;
+        for (int64_t j = 0; j < cols; j += nr) {
+          job.b = bblk + (j / nr) * b_step;
+          job.nr = static_cast<int>(std::min<int64_t>(nr, cols - j));
+          job.col0 = n0 + j;
+          for (int64_t i = 0; i < rows; i += mr) {
+            job.a = ablk + (i / mr) * a_step;
+            job.mr = static_cast<int>(std::min<int64_t>(mr, rows - i));
+            job.row0 = m0 + i;
+            job.c = C + job.row0 * ldc + job.col0;
+            kn.tile(job);
+          }
+        }
+      }
+    }
+  };
+  run_tasks(threads, parallel, static_cast<size_t>(mt * nt), body);
 }
 
 }  // namespace infer::cpu::simd

@@ -49,9 +49,19 @@ size_t packed_b_bytes(Isa isa, int64_t K, int64_t N);
 // dst must be 64-byte aligned and packed_*_bytes long.
 void pack_a(Isa isa, int64_t M, int64_t K, const GemmOperand& A, void* dst);
 void pack_b(Isa isa, int64_t K, int64_t N, const GemmOperand& B, void* dst);
+// Whether `packed` (`bytes` long, e.g. a buffer the host kept from the prepack hook) is
+// exactly what pack_a / pack_b make for this isa and these dims, so it can be passed to
+// sgemm as is. sgemm itself checks the header of every packed operand and aborts with a
+// message naming both sides on a mismatch: packing for another isa or dims is a bug.
+bool packed_matches_a(const void* packed, size_t bytes, Isa isa, int64_t M, int64_t K);
+bool packed_matches_b(const void* packed, size_t bytes, Isa isa, int64_t K, int64_t N);
 
 // Runs on `threads` (pass a SerialThreads from inside another parallel loop). beta is
-// 0 (C is write-only and may hold garbage) or any other value (C is read).
+// 0 (C is write-only and may hold garbage) or any other value (C is read). K == 0 gives
+// C = beta * C followed by the epilogue. The residual must not overlap C (use beta = 1 to
+// accumulate into C). Problems under ~1 MFLOP run on the calling thread only.
+// Scratch: sgemm uses the kPackA and kPackB slots (scratch.hpp) of the threads it runs
+// on; a caller must not hold pointers into those slots across the call.
 void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, float alpha,
            const GemmOperand& A, const GemmOperand& B, float beta, float* C, int64_t ldc,
            const GemmEpilogue& epilogue = {});

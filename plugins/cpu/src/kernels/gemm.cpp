@@ -1,6 +1,9 @@
-// Gemm: Y = alpha * A' * B' + beta * C, with A' = transA ? A^T : A (read through
-// strides) and B' = transB ? B^T : B. A constant transposed B is transposed once at
-// compile time; a non-constant one per run. C broadcasts unidirectionally to [M, N].
+// Gemm: Y = alpha * A' * B' + beta * C, with A' = transA ? A^T : A and B' = transB ? B^T
+// : B, both read through strides. A constant float32 B is packed once at compile time
+// for the packed sgemm (or the host's prepacked copy is used in place). C broadcasts
+// unidirectionally to [M, N]; for float32 a row/column/scalar C becomes the sgemm
+// epilogue's bias and a full C its residual, so Y is written once. FusedGemm is this
+// kernel with an activation, also applied in the epilogue.
 // float32 runs on sgemm; the other dtypes (float64, float16, bfloat16 and, from opset 9,
 // the 32/64-bit integers) on the plain loop of nn_gemm_generic.hpp.
 #include <cmath>
@@ -11,6 +14,7 @@
 #include "../kernel.hpp"
 #include "../node_util.hpp"
 #include "broadcast.hpp"
+#include "fused_common.hpp"
 #include "gemm_core.hpp"
 #include "nn_gemm_generic.hpp"
 
@@ -19,14 +23,14 @@ namespace {
 
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(float alpha, float beta, bool trans_a, bool trans_b, std::vector<float> packed_b,
-             Dims packed_dims)
+  GemmKernel(float alpha, float beta, bool trans_a, bool trans_b, PackedGemmB packed_b,
+             Activation act)
       : alpha_(alpha),
         beta_(beta),
         trans_a_(trans_a),
         trans_b_(trans_b),
         packed_b_(std::move(packed_b)),
-        packed_dims_(std::move(packed_dims)) {}
+        act_(act) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor& A = *ctx.input(0);
@@ -47,30 +51,6 @@ class GemmKernel final : public Kernel {
     if (A.dtype != INFER_DTYPE_FLOAT32) return run_generic(ctx, A, B, C, M, N, K);
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, Dims{M, N}));
     float* y = Y->mut<float>();
-    bool accumulate = false;
-    if (C != nullptr && beta_ != 0.0f) {
-      CPU_ASSIGN_OR_RETURN(BroadcastPlan p, make_broadcast_plan_to({&C->dims}, Y->dims));
-      const float* c = C->as<float>();
-      const float beta = beta_;
-      for_each_segment(p, 0, p.total, [&](int64_t o, const int64_t* offs, int64_t len) {
-        const float* pc = c + offs[0];
-        const int64_t step = p.inner_step[0];
-        for (int64_t i = 0; i < len; ++i) y[o + i] = beta * pc[i * step];
-      });
-      accumulate = true;
-    }
-    // B as a row-major [K, N] matrix.
-    const float* b = B.as<float>();
-    std::vector<float> transposed;
-    if (trans_b_) {
-      if (!packed_b_.empty() && packed_dims_ == B.dims) {
-        b = packed_b_.data();
-      } else {
-        transposed.resize(static_cast<size_t>(K * N));
-        transpose_2d(B.as<float>(), N, K, transposed.data());
-        b = transposed.data();
-      }
-    }
     GemmArgs g;
     g.M = M;
     g.N = N;
@@ -78,12 +58,49 @@ class GemmKernel final : public Kernel {
     g.A = A.as<float>();
     g.a_row_stride = trans_a_ ? 1 : K;
     g.a_col_stride = trans_a_ ? M : 1;
-    g.B = b;
-    g.ldb = N;
+    if (!packed_b_.empty() && packed_b_.K() == K && packed_b_.N() == N) {
+      g.packed_b = packed_b_.data();
+    } else {
+      g.B = B.as<float>();
+      g.ldb = trans_b_ ? 1 : N;
+      g.b_col_stride = trans_b_ ? K : 1;
+    }
     g.C = y;
     g.ldc = N;
     g.alpha = alpha_;
-    g.accumulate = accumulate;
+    g.epilogue.act = to_simd_act(act_);
+    std::vector<float> scaled;  // beta * C when C becomes a bias and beta != 1
+    if (C != nullptr && beta_ != 0.0f) {
+      CPU_ASSIGN_OR_RETURN(BroadcastPlan p, make_broadcast_plan_to({&C->dims}, Y->dims));
+      const float* c = C->as<float>();
+      const int64_t cn = C->numel();
+      const bool full = C->rank() == 2 && C->dims[0] == M && C->dims[1] == N;
+      const bool per_col = !full && cn == N && (C->rank() == 1 || C->dims[0] == 1);
+      const bool per_row = !full && !per_col && C->rank() == 2 && C->dims[0] == M && C->dims[1] == 1;
+      const bool scalar = !full && !per_col && !per_row && cn == 1;
+      if (per_col || per_row || scalar) {
+        const int64_t n = per_row ? M : N;
+        if (beta_ != 1.0f || scalar) {
+          scaled.resize(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) scaled[i] = beta_ * c[scalar ? 0 : i];
+          c = scaled.data();
+        }
+        g.epilogue.bias_mode =
+            per_row ? simd::GemmEpilogue::Bias::kPerRow : simd::GemmEpilogue::Bias::kPerCol;
+        g.epilogue.bias = c;
+      } else if (full && beta_ == 1.0f) {
+        g.epilogue.residual = c;
+        g.epilogue.ldr = N;
+      } else {
+        const float beta = beta_;
+        for_each_segment(p, 0, p.total, [&](int64_t o, const int64_t* offs, int64_t len) {
+          const float* pc = c + offs[0];
+          const int64_t step = p.inner_step[0];
+          for (int64_t i = 0; i < len; ++i) y[o + i] = beta * pc[i * step];
+        });
+        g.accumulate = true;
+      }
+    }
     sgemm(ctx.host(), g);
     return Status::ok();
   }
@@ -98,7 +115,7 @@ class GemmKernel final : public Kernel {
     if (with_c) {
       CPU_ASSIGN_OR_RETURN(plan, make_broadcast_plan_to({&C->dims}, Y->dims));
     }
-    return dispatch(A.dtype, dtypes::kAllNum, "A", [&]<typename T>(Tag<T>) -> Status {
+    CPU_RETURN_IF_ERROR(dispatch(A.dtype, dtypes::kAllNum, "A", [&]<typename T>(Tag<T>) -> Status {
       using Acc = gemm_acc_t<T>;
       std::vector<Acc> acc(static_cast<size_t>(M * N));
       naive_gemm<T>(M, N, K, A.as<T>(), trans_a_ ? 1 : K, trans_a_ ? M : 1, B.as<T>(),
@@ -125,13 +142,14 @@ class GemmKernel final : public Kernel {
       T* y = Y->mut<T>();
       for (size_t i = 0; i < acc.size(); ++i) y[i] = gemm_store<T>(acc[i]);
       return Status::ok();
-    });
+    }));
+    return apply_epilogue(ctx, *Y, nullptr, nullptr, act_);
   }
 
   float alpha_, beta_;
   bool trans_a_, trans_b_;
-  std::vector<float> packed_b_;  // constant B^T transposed to [K, N] at compile time
-  Dims packed_dims_;             // B's dims the packing was made for
+  PackedGemmB packed_b_;  // a constant float32 B, packed at compile time (may be empty)
+  Activation act_;        // FusedGemm's; kNone for Gemm
 };
 
 }  // namespace
@@ -152,22 +170,22 @@ Status gemm_check(const infer_node_view& node) {
   return Status::ok();
 }
 
-Result<KernelPtr> gemm_create(const KernelInit& init) {
+// The Gemm kernel for `init` (a Gemm node, or the Gemm view of a FusedGemm node) with
+// activation `act`; the constant B is looked up on `weights_node` (the original node, so
+// that the host's prepacked copy made for it is found).
+Result<KernelPtr> gemm_create_fused(const KernelInit& init, const infer_node_view& weights_node,
+                                    const Activation& act) {
   const infer_node_view& n = *init.node;
-  const bool trans_b = attr_i(n, "transB", 0) != 0;
-  std::vector<float> packed;
-  Dims packed_dims;
-  const infer_value_view* b = node_input(n, 1);
-  if (trans_b && is_const(b) && b->dtype == INFER_DTYPE_FLOAT32 && b->rank == 2 &&
-      b->dims[0] >= 0 && b->dims[1] >= 0 &&
-      b->const_size == static_cast<size_t>(b->dims[0] * b->dims[1]) * sizeof(float)) {
-    packed_dims = {b->dims[0], b->dims[1]};
-    packed.resize(static_cast<size_t>(b->dims[0] * b->dims[1]));
-    transpose_2d(static_cast<const float*>(b->const_data), b->dims[0], b->dims[1], packed.data());
-  }
-  return KernelPtr(new GemmKernel(
-      static_cast<float>(attr_f(n, "alpha", 1.0)), static_cast<float>(attr_f(n, "beta", 1.0)),
-      attr_i(n, "transA", 0) != 0, trans_b, std::move(packed), std::move(packed_dims)));
+  PackedGemmB packed;
+  pack_gemm_weight(weights_node, packed);
+  return KernelPtr(new GemmKernel(static_cast<float>(attr_f(n, "alpha", 1.0)),
+                                  static_cast<float>(attr_f(n, "beta", 1.0)),
+                                  attr_i(n, "transA", 0) != 0, attr_i(n, "transB", 0) != 0,
+                                  std::move(packed), act));
+}
+
+Result<KernelPtr> gemm_create(const KernelInit& init) {
+  return gemm_create_fused(init, *init.node, Activation{});
 }
 
 }  // namespace infer::cpu::kernels

@@ -1,85 +1,30 @@
 #include "gemm_core.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+#include <string_view>
 
-#include "../parallel.hpp"
+#include "../host_threads.hpp"
+#include "../node_util.hpp"
 
 namespace infer::cpu {
-namespace {
-
-constexpr int64_t kTileM = 64;
-constexpr int64_t kTileN = 256;
-constexpr int64_t kTileK = 256;
-
-// One tile: rows [m0, m1) x columns [n0, n1) of C, the whole K range.
-void gemm_tile(const GemmArgs& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-  const int64_t nb = n1 - n0;
-  if (!g.accumulate)
-    for (int64_t i = m0; i < m1; ++i) std::memset(g.C + i * g.ldc + n0, 0, sizeof(float) * nb);
-  const float* A = g.A;
-  const int64_t rs = g.a_row_stride, cs = g.a_col_stride;
-  for (int64_t k0 = 0; k0 < g.K; k0 += kTileK) {
-    const int64_t k1 = std::min(g.K, k0 + kTileK);
-    int64_t i = m0;
-    for (; i + 4 <= m1; i += 4) {
-      float* __restrict c0 = g.C + i * g.ldc + n0;
-      float* __restrict c1 = c0 + g.ldc;
-      float* __restrict c2 = c1 + g.ldc;
-      float* __restrict c3 = c2 + g.ldc;
-      for (int64_t k = k0; k < k1; ++k) {
-        const float a0 = g.alpha * A[i * rs + k * cs];
-        const float a1 = g.alpha * A[(i + 1) * rs + k * cs];
-        const float a2 = g.alpha * A[(i + 2) * rs + k * cs];
-        const float a3 = g.alpha * A[(i + 3) * rs + k * cs];
-        const float* __restrict b = g.B + k * g.ldb + n0;
-        for (int64_t j = 0; j < nb; ++j) {
-          const float bv = b[j];
-          c0[j] += a0 * bv;
-          c1[j] += a1 * bv;
-          c2[j] += a2 * bv;
-          c3[j] += a3 * bv;
-        }
-      }
-    }
-    for (; i < m1; ++i) {
-      float* __restrict c = g.C + i * g.ldc + n0;
-      for (int64_t k = k0; k < k1; ++k) {
-        const float a = g.alpha * A[i * rs + k * cs];
-        const float* __restrict b = g.B + k * g.ldb + n0;
-        for (int64_t j = 0; j < nb; ++j) c[j] += a * b[j];
-      }
-    }
-  }
-}
-
-}  // namespace
 
 void sgemm(const sdk::Host& host, const GemmArgs& g, bool parallel) {
   if (g.M <= 0 || g.N <= 0) return;
-  if (g.K <= 0) {
-    if (!g.accumulate)
-      for (int64_t i = 0; i < g.M; ++i) std::memset(g.C + i * g.ldc, 0, sizeof(float) * g.N);
-    return;
+  const simd::GemmOperand A = simd::GemmOperand::raw(g.A, g.a_row_stride, g.a_col_stride);
+  const simd::GemmOperand B = g.packed_b != nullptr
+                                  ? simd::GemmOperand::prepacked(g.packed_b)
+                                  : simd::GemmOperand::raw(g.B, g.ldb, g.b_col_stride);
+  const float beta = g.accumulate ? 1.0f : 0.0f;
+  if (parallel) {
+    HostThreads threads(host);
+    simd::sgemm(kernel_isa(), threads, g.M, g.N, g.K, g.alpha, A, B, beta, g.C, g.ldc, g.epilogue);
+  } else {
+    simd::SerialThreads threads;
+    simd::sgemm(kernel_isa(), threads, g.M, g.N, g.K, g.alpha, A, B, beta, g.C, g.ldc, g.epilogue);
   }
-  const int64_t tm = (g.M + kTileM - 1) / kTileM;
-  const int64_t tn = (g.N + kTileN - 1) / kTileN;
-  const size_t tiles = static_cast<size_t>(tm * tn);
-  auto body = [&](size_t b, size_t e) {
-    for (size_t t = b; t < e; ++t) {
-      const int64_t mi = static_cast<int64_t>(t) / tn, ni = static_cast<int64_t>(t) % tn;
-      gemm_tile(g, mi * kTileM, std::min(g.M, (mi + 1) * kTileM), ni * kTileN,
-                std::min(g.N, (ni + 1) * kTileN));
-    }
-  };
-  // Below ~1 MFLOP the threads cost more than they save.
-  const double flops =
-      2.0 * static_cast<double>(g.M) * static_cast<double>(g.N) * static_cast<double>(g.K);
-  if (!parallel || tiles == 1 || flops < 1e6) {
-    body(0, tiles);
-    return;
-  }
-  parallel_for(host, tiles, 1, body);
 }
 
 void transpose_2d(const float* src, int64_t rows, int64_t cols, float* dst) {
@@ -90,6 +35,91 @@ void transpose_2d(const float* src, int64_t rows, int64_t cols, float* dst) {
       for (int64_t r = r0; r < r1; ++r)
         for (int64_t c = c0; c < c1; ++c) dst[c * rows + r] = src[r * cols + c];
     }
+}
+
+void PackedGemmB::Free::operator()(void* p) const { std::free(p); }
+
+PackedGemmB::PackedGemmB(const float* b, int64_t K, int64_t N, int64_t ldb, int64_t col_stride)
+    : K_(K), N_(N) {
+  const simd::Isa isa = kernel_isa();
+  const size_t bytes = simd::packed_b_bytes(isa, K, N);
+  owned_.reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (owned_ == nullptr) throw std::bad_alloc();
+  simd::pack_b(isa, K, N, simd::GemmOperand::raw(b, ldb, col_stride), owned_.get());
+}
+
+bool PackedGemmB::adopt(const void* data, size_t size, int64_t K, int64_t N) {
+  // The panels are read as floats: the host's copy must keep float alignment.
+  if (data == nullptr || reinterpret_cast<uintptr_t>(data) % alignof(float) != 0) return false;
+  if (!simd::packed_matches_b(data, size, kernel_isa(), K, N)) return false;
+  owned_.reset();
+  external_ = data;
+  K_ = K;
+  N_ = N;
+  return true;
+}
+
+namespace {
+
+// The weight of a node as a raw K x N operand, or false when it is not a packable one.
+struct WeightView {
+  const float* data = nullptr;
+  int64_t K = 0, N = 0, ldb = 0, col_stride = 1;
+};
+
+bool weight_view(const infer_node_view& node, size_t input_index, WeightView& w) {
+  if (input_index != 1 || node.op_type == nullptr) return false;
+  const std::string_view op = node.op_type;
+  const std::string_view domain = node.domain != nullptr ? node.domain : "";
+  const bool onnx = domain.empty() || domain == "ai.onnx";
+  const bool ours = domain == "ai.infer";
+  const bool gemm = (onnx && op == "Gemm") || (ours && op == "FusedGemm");
+  const bool matmul = (onnx && op == "MatMul") || (ours && op == "FusedMatMul");
+  if (!gemm && !matmul) return false;
+  const infer_value_view* b = node_input(node, 1);
+  if (!is_const(b) || b->dtype != INFER_DTYPE_FLOAT32 || b->rank != 2 || b->dims[0] <= 0 ||
+      b->dims[1] <= 0)
+    return false;
+  if (b->const_size != static_cast<size_t>(b->dims[0] * b->dims[1]) * sizeof(float)) return false;
+  // MatMul needs a float32 A as well to run sgemm; a non-float A fails at run time anyway.
+  const bool trans_b = gemm && attr_i(node, "transB", 0) != 0;
+  w.data = static_cast<const float*>(b->const_data);
+  if (trans_b) {
+    w.N = b->dims[0];
+    w.K = b->dims[1];
+    w.ldb = 1;
+    w.col_stride = w.K;
+  } else {
+    w.K = b->dims[0];
+    w.N = b->dims[1];
+    w.ldb = w.N;
+    w.col_stride = 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool prepack_gemm_weight(const infer_node_view& node, size_t input_index,
+                         std::vector<unsigned char>& out) {
+  WeightView w;
+  if (!weight_view(node, input_index, w)) return false;
+  const simd::Isa isa = kernel_isa();
+  const size_t bytes = simd::packed_b_bytes(isa, w.K, w.N);
+  // pack_b wants 64-byte alignment for its own stores' sake; pack aside, then copy.
+  PackedGemmB packed(w.data, w.K, w.N, w.ldb, w.col_stride);
+  out.resize(bytes);
+  std::memcpy(out.data(), packed.data(), bytes);
+  return true;
+}
+
+bool pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed) {
+  WeightView w;
+  if (!weight_view(node, 1, w)) return false;
+  const infer_value_view* b = node_input(node, 1);
+  if (packed.adopt(b->prepacked_data, b->prepacked_size, w.K, w.N)) return true;
+  packed = PackedGemmB(w.data, w.K, w.N, w.ldb, w.col_stride);
+  return true;
 }
 
 }  // namespace infer::cpu

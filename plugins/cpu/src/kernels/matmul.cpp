@@ -1,13 +1,18 @@
 // MatMul with numpy semantics: 1-D operands are promoted (A to [1, K], B to [K, 1]) and
-// the promoted dim removed from the result; leading batch dims broadcast. Many small
-// matrices run one per thread; large ones run one after another, each spread over the
-// threads by sgemm. Dtypes other than float32 (float64, float16, bfloat16 and, from
-// opset 9, the 32/64-bit integers) use the plain loop of nn_gemm_generic.hpp.
+// the promoted dim removed from the result; leading batch dims broadcast. A B without
+// batch dims is shared by every batch, so the batches fold into one tall product (and a
+// constant float32 B is packed once at compile time, or the host's prepacked copy used);
+// otherwise many small matrices run one per thread and large ones one after another,
+// each spread over the threads by sgemm. FusedMatMul is this kernel with a bias along the
+// last axis and an activation, applied in sgemm's epilogue for float32. Dtypes other than
+// float32 (float64, float16, bfloat16 and, from opset 9, the 32/64-bit integers) use the
+// plain loop of nn_gemm_generic.hpp, then one elementwise pass for the fused extras.
 #include <vector>
 
 #include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "fused_common.hpp"
 #include "gemm_core.hpp"
 #include "nn_gemm_generic.hpp"
 
@@ -16,6 +21,9 @@ namespace {
 
 class MatMulKernel final : public Kernel {
  public:
+  MatMulKernel(PackedGemmB packed_b, int bias_input, Activation act)
+      : packed_b_(std::move(packed_b)), bias_input_(bias_input), act_(act) {}
+
   Status run(KernelContext& ctx) const override {
     const Tensor& A = *ctx.input(0);
     const Tensor& B = *ctx.input(1);
@@ -39,6 +47,18 @@ class MatMulKernel final : public Kernel {
     if (!b_vec) out.push_back(N);
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, A.dtype, out));
     const int64_t nb = sdk::element_count(batch.data(), batch.size());
+    const Tensor* bias = bias_input_ >= 0 ? ctx.input(static_cast<size_t>(bias_input_)) : nullptr;
+    if (bias != nullptr) {
+      if (bias->dtype != Y->dtype)
+        return invalid("bias is ", dtype_name(bias->dtype), ", expected ", dtype_name(Y->dtype),
+                       " like A and B");
+      if (Y->rank() == 0)
+        return invalid("bias ", dims_str(bias->dims),
+                       " needs a product of rank 1 or more, but A and B give a scalar");
+      if (bias->rank() != 1 || bias->dims[0] != Y->dims.back())
+        return invalid("bias has shape ", dims_str(bias->dims), ", expected [", Y->dims.back(),
+                       "] (the last dim of the product ", dims_str(Y->dims), ")");
+    }
     if (Y->numel() == 0) return Status::ok();
 
     // Element offsets of each batch's matrices, honouring broadcast batch dims.
@@ -54,7 +74,7 @@ class MatMulKernel final : public Kernel {
       }
     };
     if (A.dtype != INFER_DTYPE_FLOAT32) {
-      return dispatch(A.dtype, dtypes::kAllNum, "A", [&]<typename T>(Tag<T>) -> Status {
+      CPU_RETURN_IF_ERROR(dispatch(A.dtype, dtypes::kAllNum, "A", [&]<typename T>(Tag<T>) -> Status {
         std::vector<gemm_acc_t<T>> acc(static_cast<size_t>(M * N));
         T* py = Y->mut<T>();
         for (int64_t bi = 0; bi < nb; ++bi) {
@@ -64,11 +84,49 @@ class MatMulKernel final : public Kernel {
           for (int64_t i = 0; i < M * N; ++i) py[bi * M * N + i] = gemm_store<T>(acc[i]);
         }
         return Status::ok();
-      });
+      }));
+      return apply_epilogue(ctx, *Y, nullptr, bias, act_);
+    }
+    // The fused extras go into sgemm's epilogue: the bias runs along Y's last dim, which
+    // is N, or M when B is a vector (its dim removed); with both vectors it would run
+    // along a batch dim, so that rare case takes a second pass.
+    simd::GemmEpilogue ep;
+    const bool extras_after = bias != nullptr && a_vec && b_vec;
+    if (!extras_after) {
+      ep.act = to_simd_act(act_);
+      if (bias != nullptr) {
+        ep.bias = bias->as<float>();
+        ep.bias_mode = b_vec ? simd::GemmEpilogue::Bias::kPerRow : simd::GemmEpilogue::Bias::kPerCol;
+      }
     }
     const float* pa = A.as<float>();
     const float* pb = B.as<float>();
     float* py = Y->mut<float>();
+    const bool packed =
+        !packed_b_.empty() && B.rank() == 2 && packed_b_.K() == K && packed_b_.N() == N;
+    if (b_batch.empty() && (nb == 1 || ep.bias_mode != simd::GemmEpilogue::Bias::kPerRow)) {
+      // Every batch multiplies the same B: one [nb * M, K] x [K, N] product (unless a row
+      // bias would have to restart at each batch).
+      GemmArgs g;
+      g.M = nb * M;
+      g.N = N;
+      g.K = K;
+      g.A = pa;
+      g.a_row_stride = K;
+      g.a_col_stride = 1;
+      if (packed) {
+        g.packed_b = packed_b_.data();
+      } else {
+        g.B = pb;
+        g.ldb = N;
+      }
+      g.C = py;
+      g.ldc = N;
+      g.epilogue = ep;
+      sgemm(ctx.host(), g);
+      if (extras_after) return apply_epilogue(ctx, *Y, nullptr, bias, act_);
+      return Status::ok();
+    }
     auto one = [&](int64_t bi, bool parallel) {
       int64_t ao, bo;
       offsets(bi, &ao, &bo);
@@ -83,6 +141,7 @@ class MatMulKernel final : public Kernel {
       g.ldb = N;
       g.C = py + bi * M * N;
       g.ldc = N;
+      g.epilogue = ep;
       sgemm(ctx.host(), g, parallel);
     };
     const double flops_each =
@@ -96,6 +155,7 @@ class MatMulKernel final : public Kernel {
     } else {
       for (int64_t bi = 0; bi < nb; ++bi) one(bi, true);
     }
+    if (extras_after) return apply_epilogue(ctx, *Y, nullptr, bias, act_);
     return Status::ok();
   }
 
@@ -112,6 +172,10 @@ class MatMulKernel final : public Kernel {
     }
     return s;
   }
+
+  PackedGemmB packed_b_;  // a constant float32 2-D B, packed at compile time (may be empty)
+  int bias_input_;        // FusedMatMul's bias input, -1 for MatMul
+  Activation act_;        // FusedMatMul's; kNone for MatMul
 };
 
 }  // namespace
@@ -126,6 +190,18 @@ Status matmul_check(const infer_node_view& node) {
   return check_dtype(node, node_input(node, 1), types, "B");
 }
 
-Result<KernelPtr> matmul_create(const KernelInit&) { return KernelPtr(new MatMulKernel()); }
+// The MatMul kernel, with FusedMatMul's bias input (-1: none) and activation; the
+// constant B is looked up on `weights_node` (the original node, whose prepacked copy the
+// host may hold).
+Result<KernelPtr> matmul_create_fused(const KernelInit&, const infer_node_view& weights_node,
+                                      int bias_input, const Activation& act) {
+  PackedGemmB packed;
+  pack_gemm_weight(weights_node, packed);
+  return KernelPtr(new MatMulKernel(std::move(packed), bias_input, act));
+}
+
+Result<KernelPtr> matmul_create(const KernelInit& init) {
+  return matmul_create_fused(init, *init.node, -1, Activation{});
+}
 
 }  // namespace infer::cpu::kernels

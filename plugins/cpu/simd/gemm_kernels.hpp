@@ -1,0 +1,77 @@
+// Internal to the GEMM (gemm.cpp and the gemm_ukernel* files): the packed layout, the
+// blocking geometry per ISA and the per-ISA tile and GEMV routines the driver calls.
+//
+// Packed layout (the same for a whole operand made by pack_a/pack_b and for the blocks
+// sgemm packs itself): A is cut into panels of MR rows, B into panels of NR columns; a
+// panel stores its K steps one after the other, each step holding the panel's MR (or NR)
+// values, zero-padded past the matrix edge. So panel p of A holds A(p*MR + r, k) at
+// [k*MR + r], and a K block [k0, k0 + kc) of it starts at k0*MR: a whole packed operand
+// serves every K blocking without repacking.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gemm.hpp"
+
+namespace infer::cpu::simd::gemm_detail {
+
+// Register tile and cache blocking of one ISA. kc: K steps per block (the B micro-panel
+// kc x NR stays in L1 while the A block streams from L2); mc x kc of A and kc x nc of B
+// are the block one task packs (sized to share the 1 MiB L2 of Zen 4).
+struct Geometry {
+  int mr, nr;
+  int64_t kc, mc, nc;
+};
+Geometry geometry(Isa isa);
+
+// One register tile: C[0..mr) x [0..nr) (pointer c, row stride ldc) from kc steps of a
+// packed A micro-panel and a packed B micro-panel:
+//   C = alpha * A*B + beta * C     (beta == 0: C is not read)
+// and, when ep != nullptr (the last K block), the epilogue: bias (indexed by row0 + r or
+// col0 + j), residual, activation.
+struct TileJob {
+  int64_t kc = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+  int64_t ldc = 0;
+  int mr = 0, nr = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  const GemmEpilogue* ep = nullptr;
+  int64_t row0 = 0, col0 = 0;
+  Isa isa = Isa::kScalar;
+};
+using TileFn = void (*)(const TileJob&);
+
+// y[j] = sum_k x[k * incx] * w[k * ldw + j] for j in [0, n): a GEMV over rows of W
+// (row-major B, or a packed panel with ldw = its width).
+using GemvRowsFn = void (*)(int64_t K, const float* x, int64_t incx, const float* w, int64_t ldw,
+                            int64_t n, float* y);
+// y[j] = sum_k w[j * ldw + k] * x[k] for j in [0, n): dot products with contiguous x.
+using GemvDotsFn = void (*)(int64_t K, const float* w, int64_t ldw, int64_t n, const float* x,
+                            float* y);
+
+struct Kernels {
+  TileFn tile;
+  GemvRowsFn gemv_rows;
+  GemvDotsFn gemv_dots;
+};
+const Kernels& kernels(Isa isa);
+
+// Per-ISA tables (defined only where the ISA's file is built).
+const Kernels& kernels_scalar();
+const Kernels& kernels_avx2();
+const Kernels& kernels_avx512();
+const Kernels& kernels_neon();
+
+// Packs rows [m0, m0 + rows) x K steps [k0, k0 + kc) of raw A into ceil(rows / mr)
+// panels of kc * mr floats at dst (zero-padded).
+void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, int64_t kc, int mr,
+                  float* dst);
+// Packs K steps [k0, k0 + kc) x columns [n0, n0 + cols) of raw B into ceil(cols / nr)
+// panels of kc * nr floats at dst (zero-padded).
+void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
+                  float* dst);
+
+}  // namespace infer::cpu::simd::gemm_detail
