@@ -1,78 +1,134 @@
-// Conv (1-D, 2-D, 3-D and beyond) as im2col + the blocked sgemm: for each image and
-// group, the receptive fields are unrolled into a [C/group * kernel, out_spatial]
-// matrix that the group's weights [M/group, C/group * kernel] multiply. A 1x1 kernel
-// with unit strides and no padding skips the unrolling and reads the input directly.
+// Conv (1-D, 2-D, 3-D and beyond) and the shared body of FusedConv, on the SIMD
+// library's convolution (simd/conv.hpp): direct GEMM for 1x1, im2col + GEMM in general,
+// a depthwise kernel for group == C == M, Winograd F(4x4, 3x3) for large 3x3 stride-1
+// convs. Constant weights are packed once, at creation (or by the prepack hook at load,
+// then used in place); weights computed at run time are packed on every run. Bias,
+// FusedConv's residual and its activation are applied in the convolution's epilogue.
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
+#include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
-#include "gemm_core.hpp"
+#include "conv_prepack.hpp"
+#include "simd/conv.hpp"
 #include "spatial.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
 
-// Unrolls rows [r0, r1) of the column matrix for one image and group. Row r covers
-// channel r / kprod and kernel offset r % kprod; its columns are the output positions.
-void im2col(const float* x, const Window& w, int64_t kprod, int64_t r0, int64_t r1, float* col) {
-  const int64_t nd = w.rank();
-  const int64_t out_sp = sdk::element_count(w.out.data(), w.out.size());
-  const int64_t in_sp = sdk::element_count(w.in.data(), w.in.size());
-  const int64_t ow_n = w.out[nd - 1];
-  const int64_t outer_n = out_sp / ow_n;
-  int64_t koff[8], opos[8];
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t c = r / kprod;
-    int64_t kr = r % kprod;
-    for (int64_t d = nd; d-- > 0;) {
-      koff[d] = kr % w.kernel[d];
-      kr /= w.kernel[d];
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBuffer = std::unique_ptr<void, AlignedFree>;
+
+AlignedBuffer aligned_buffer(size_t bytes) {
+  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (p == nullptr) throw std::bad_alloc();
+  return AlignedBuffer(p);
+}
+
+// The convolution geometry of concrete shapes, in the library's form.
+simd::ConvShape make_shape(const Window& w, int64_t N, int64_t C, int64_t M, int64_t G) {
+  simd::ConvShape s;
+  s.batch = N;
+  s.in_channels = C;
+  s.out_channels = M;
+  s.groups = G;
+  s.rank = static_cast<int>(w.rank());
+  for (int d = 0; d < s.rank; ++d) {
+    s.in[d] = w.in[d];
+    s.kernel[d] = w.kernel[d];
+    s.stride[d] = w.stride[d];
+    s.dilation[d] = w.dilation[d];
+    s.pad_begin[d] = w.pad_begin[d];
+    s.out[d] = w.out[d];
+  }
+  return s;
+}
+
+// The shape used to pack a constant weight at load/creation: channels, kernel, strides
+// and dilations from W and the attributes; spatial sizes from X when its shape is known
+// (they only steer the algorithm choice), else 0. False when W cannot be packed ahead.
+bool weight_shape(const infer_node_view& node, const WindowAttrs& attrs, simd::ConvShape& s) {
+  const infer_value_view* x = node_input(node, 0);
+  const infer_value_view* w = node_input(node, 1);
+  if (w == nullptr || w->const_data == nullptr || w->dtype != INFER_DTYPE_FLOAT32 || w->rank < 3 ||
+      w->rank > simd::kMaxConvRank + 2)
+    return false;
+  for (int64_t d = 0; d < w->rank; ++d)
+    if (w->dims[d] < 0) return false;
+  const int64_t G = attr_i(node, "group", 1);
+  const int64_t M = w->dims[0];
+  if (G < 1 || M % G != 0) return false;
+  const int64_t count = sdk::element_count(w->dims, static_cast<size_t>(w->rank));
+  if (w->const_size != static_cast<size_t>(count) * sizeof(float) || count == 0) return false;
+  const size_t r = static_cast<size_t>(w->rank - 2);
+  Dims k_sp(w->dims + 2, w->dims + w->rank);
+  if (!attrs.kernel_shape.empty() && attrs.kernel_shape != k_sp) return false;
+  if ((!attrs.strides.empty() && attrs.strides.size() != r) ||
+      (!attrs.dilations.empty() && attrs.dilations.size() != r))
+    return false;
+  s = simd::ConvShape{};
+  s.batch = 1;
+  s.in_channels = w->dims[1] * G;
+  s.out_channels = M;
+  s.groups = G;
+  s.rank = static_cast<int>(r);
+  for (size_t d = 0; d < r; ++d) {
+    s.kernel[d] = k_sp[d];
+    s.stride[d] = attrs.strides.empty() ? 1 : attrs.strides[d];
+    s.dilation[d] = attrs.dilations.empty() ? 1 : attrs.dilations[d];
+  }
+  // Spatial sizes, when X's are known (the choice of algorithm uses them; the batch may
+  // be symbolic).
+  if (x != nullptr && x->rank == w->rank) {
+    Dims in_sp;
+    bool known = true;
+    for (int64_t d = 2; d < x->rank; ++d) {
+      known = known && x->dims[d] > 0;
+      in_sp.push_back(x->dims[d]);
     }
-    const float* xc = x + c * in_sp;
-    float* dst = col + r * out_sp;
-    const int64_t s_last = w.stride[nd - 1];
-    const int64_t base_last = koff[nd - 1] * w.dilation[nd - 1] - w.pad_begin[nd - 1];
-    const int64_t in_last = w.in[nd - 1];
-    for (int64_t outer = 0; outer < outer_n; ++outer) {
-      // Decompose the outer output index and find the input row it reads.
-      int64_t rem = outer;
-      for (int64_t d = nd - 1; d-- > 0;) {
-        opos[d] = rem % w.out[d];
-        rem /= w.out[d];
-      }
-      int64_t in_off = 0;
-      bool inside = true;
-      for (int64_t d = 0; d < nd - 1; ++d) {
-        const int64_t p = opos[d] * w.stride[d] + koff[d] * w.dilation[d] - w.pad_begin[d];
-        if (p < 0 || p >= w.in[d]) {
-          inside = false;
-          break;
+    if (known) {
+      Result<Window> win = plan_window(attrs, in_sp, k_sp);
+      if (win.is_ok()) {
+        s.batch = x->dims[0] > 0 ? x->dims[0] : 1;
+        for (size_t d = 0; d < r; ++d) {
+          s.in[d] = win.value().in[d];
+          s.out[d] = win.value().out[d];
+          s.pad_begin[d] = win.value().pad_begin[d];
         }
-        in_off = in_off * w.in[d] + p;
-      }
-      float* drow = dst + outer * ow_n;
-      if (!inside) {
-        std::memset(drow, 0, sizeof(float) * ow_n);
-        continue;
-      }
-      const float* xrow = xc + in_off * in_last;
-      for (int64_t ow = 0; ow < ow_n; ++ow) {
-        const int64_t p = ow * s_last + base_last;
-        drow[ow] = (p >= 0 && p < in_last) ? xrow[p] : 0.0f;
       }
     }
   }
+  return true;
+}
+
+WindowAttrs conv_attrs(const infer_node_view& node) {
+  WindowAttrs a = read_window_attrs(node);
+  a.ceil_mode = false;
+  return a;
 }
 
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(WindowAttrs attrs, int64_t group) : attrs_(std::move(attrs)), group_(group) {}
+  ConvKernel(WindowAttrs attrs, int64_t group, simd::Act act, bool residual_input)
+      : attrs_(std::move(attrs)), group_(group), act_(act), residual_input_(residual_input) {}
+
+  // The packed constant weight: `owned`, or the host's prepacked copy (owned null).
+  void set_packed(const void* packed, AlignedBuffer owned) {
+    packed_ = packed;
+    owned_ = std::move(owned);
+  }
 
   Status run(KernelContext& ctx) const override {
     const Tensor& X = *ctx.input(0);
     const Tensor& W = *ctx.input(1);
     const Tensor* B = ctx.input(2);
+    const Tensor* Z = residual_input_ ? ctx.input(3) : nullptr;
     if (X.dtype != INFER_DTYPE_FLOAT32 || W.dtype != INFER_DTYPE_FLOAT32)
       return invalid("only float32 is supported");
     if (X.rank() < 3)
@@ -81,13 +137,14 @@ class ConvKernel final : public Kernel {
     if (W.rank() != X.rank())
       return invalid("weights W have shape ", dims_str(W.dims), ", expected rank ", X.rank(),
                      " like X ", dims_str(X.dims));
-    if (X.rank() > 8 + 2) return invalid("more than 8 spatial dims");
+    if (X.rank() > simd::kMaxConvRank + 2)
+      return invalid("more than ", simd::kMaxConvRank, " spatial dims");
     const int64_t N = X.dims[0], C = X.dims[1], M = W.dims[0];
     const int64_t G = group_;
     if (C % G != 0 || M % G != 0)
       return invalid("group ", G, " does not divide input channels ", C, " and output channels ",
                      M);
-    const int64_t Cg = C / G, Mg = M / G;
+    const int64_t Cg = C / G;
     if (W.dims[1] != Cg)
       return invalid("W has shape ", dims_str(W.dims), ": dim 1 must be C/group = ", Cg, " for X ",
                      dims_str(X.dims));
@@ -102,68 +159,91 @@ class ConvKernel final : public Kernel {
 
     Dims y_dims = {N, M};
     y_dims.insert(y_dims.end(), w.out.begin(), w.out.end());
+    if (Z != nullptr) {
+      if (Z->dtype != INFER_DTYPE_FLOAT32)
+        return invalid("residual Z is ", dtype_name(Z->dtype), ", expected float32 like X");
+      if (Z->dims != y_dims)
+        return invalid("residual Z has shape ", dims_str(Z->dims),
+                       ", expected the convolution's output shape ", dims_str(y_dims));
+    }
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, y_dims));
-    const int64_t kprod = sdk::element_count(k_sp.data(), k_sp.size());
-    const int64_t in_sp_n = sdk::element_count(in_sp.data(), in_sp.size());
-    const int64_t out_sp_n = sdk::element_count(w.out.data(), w.out.size());
-    const int64_t rows = Cg * kprod;
     if (Y->numel() == 0) return Status::ok();
 
-    bool direct = kprod == 1;
-    for (int64_t d = 0; d < w.rank(); ++d)
-      direct = direct && w.stride[d] == 1 && w.pad_begin[d] == 0 && w.pad_end[d] == 0;
-    std::vector<float> col(direct ? 0 : static_cast<size_t>(rows * out_sp_n));
-
-    const float* x = X.as<float>();
-    const float* wt = W.as<float>();
-    float* y = Y->mut<float>();
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t g = 0; g < G; ++g) {
-        const float* xg = x + (n * C + g * Cg) * in_sp_n;
-        const float* bmat = xg;
-        if (!direct) {
-          ctx.parallel_for(static_cast<size_t>(rows),
-                           grain_for(static_cast<size_t>(out_sp_n), 16384),
-                           [&](size_t r0, size_t r1) {
-                             im2col(xg, w, kprod, static_cast<int64_t>(r0),
-                                    static_cast<int64_t>(r1), col.data());
-                           });
-          bmat = col.data();
-        }
-        GemmArgs ga;
-        ga.M = Mg;
-        ga.N = out_sp_n;
-        ga.K = rows;
-        ga.A = wt + g * Mg * rows;
-        ga.a_row_stride = rows;
-        ga.a_col_stride = 1;
-        ga.B = bmat;
-        ga.ldb = out_sp_n;
-        ga.C = y + (n * M + g * Mg) * out_sp_n;
-        ga.ldc = out_sp_n;
-        sgemm(ctx.host(), ga);
-      }
+    const simd::ConvShape shape = make_shape(w, N, C, M, G);
+    const simd::Isa isa = kernel_isa();
+    const void* packed = packed_;
+    AlignedBuffer per_run;
+    if (packed == nullptr) {
+      // Weights computed at run time: pack them for this run's shape.
+      const simd::ConvAlgo algo = simd::choose_conv_algo(isa, shape);
+      per_run = aligned_buffer(simd::conv_packed_bytes(isa, shape, algo));
+      simd::conv_pack_weights(isa, shape, algo, W.as<float>(), per_run.get());
+      packed = per_run.get();
     }
-    if (B != nullptr) {
-      const float* b = B->as<float>();
-      ctx.parallel_for(static_cast<size_t>(N * M), grain_for(static_cast<size_t>(out_sp_n)),
-                       [&](size_t r0, size_t r1) {
-                         for (size_t r = r0; r < r1; ++r) {
-                           const float bv = b[r % static_cast<size_t>(M)];
-                           float* row = y + r * static_cast<size_t>(out_sp_n);
-                           for (int64_t i = 0; i < out_sp_n; ++i) row[i] += bv;
-                         }
-                       });
-    }
+    HostThreads threads(ctx.host());
+    simd::conv_forward(isa, threads, shape, packed, X.as<float>(),
+                       B != nullptr ? B->as<float>() : nullptr,
+                       Z != nullptr ? Z->as<float>() : nullptr, act_, Y->mut<float>());
     return Status::ok();
   }
+
 
  private:
   WindowAttrs attrs_;
   int64_t group_;
+  simd::Act act_;
+  bool residual_input_;
+  const void* packed_ = nullptr;
+  AlignedBuffer owned_;
 };
 
+// Whether the host's prepacked copy of W is usable in place (right size, our header).
+bool prepacked_usable(const infer_value_view* w, const simd::ConvShape& s) {
+  if (w->struct_size < offsetof(infer_value_view, prepacked_size) + sizeof(size_t)) return false;
+  if (w->prepacked_data == nullptr) return false;
+  simd::ConvAlgo algo;
+  return simd::conv_packed_matches(kernel_isa(), s, w->prepacked_data, w->prepacked_size, &algo);
+}
+
 }  // namespace
+
+bool prepack_conv_weight(const infer_node_view& node, size_t input_index,
+                         std::vector<unsigned char>& out) {
+  if (input_index != 1) return false;
+  simd::ConvShape s;
+  if (!weight_shape(node, conv_attrs(node), s)) return false;
+  const simd::Isa isa = kernel_isa();
+  const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s);
+  const size_t bytes = simd::conv_packed_bytes(isa, s, algo);
+  // Pack into an aligned buffer (the packers expect 64-byte alignment), then copy out.
+  AlignedBuffer buf = aligned_buffer(bytes);
+  simd::conv_pack_weights(isa, s, algo, static_cast<const float*>(node_input(node, 1)->const_data),
+                          buf.get());
+  out.assign(static_cast<const unsigned char*>(buf.get()),
+             static_cast<const unsigned char*>(buf.get()) + bytes);
+  return true;
+}
+
+Result<KernelPtr> conv_create_fused(const KernelInit& init, const simd::Act& act, bool residual_input) {
+  const infer_node_view& node = *init.node;
+  WindowAttrs a = conv_attrs(node);
+  auto kernel = std::make_unique<ConvKernel>(a, attr_i(node, "group", 1), act, residual_input);
+  simd::ConvShape s;
+  if (weight_shape(node, a, s)) {
+    const infer_value_view* w = node_input(node, 1);
+    if (prepacked_usable(w, s)) {
+      kernel->set_packed(w->prepacked_data, nullptr);
+    } else {
+      const simd::Isa isa = kernel_isa();
+      const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s);
+      AlignedBuffer buf = aligned_buffer(simd::conv_packed_bytes(isa, s, algo));
+      simd::conv_pack_weights(isa, s, algo, static_cast<const float*>(w->const_data), buf.get());
+      const void* p = buf.get();
+      kernel->set_packed(p, std::move(buf));
+    }
+  }
+  return KernelPtr(kernel.release());
+}
 
 Status conv_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 3));
@@ -178,9 +258,7 @@ Status conv_check(const infer_node_view& node) {
 }
 
 Result<KernelPtr> conv_create(const KernelInit& init) {
-  WindowAttrs a = read_window_attrs(*init.node);
-  a.ceil_mode = false;
-  return KernelPtr(new ConvKernel(std::move(a), attr_i(*init.node, "group", 1)));
+  return conv_create_fused(init, simd::Act{}, false);
 }
 
 }  // namespace infer::cpu::kernels

@@ -12,12 +12,7 @@
 #include <limits>
 #include <vector>
 
-// simd_test_util.hpp's expect_close has an `if` around an EXPECT macro that GCC 12 flags
-// with -Wdangling-else; tolerated here until the shared header adds braces.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-else"
 #include "simd_test_util.hpp"
-#pragma GCC diagnostic pop
 
 namespace infer::cpu::simd::testing {
 namespace {

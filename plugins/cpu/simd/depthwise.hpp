@@ -1,0 +1,26 @@
+// Depthwise 2-D convolution (group == C == M, one filter per channel), vectorized along
+// the output width. Each channel's input is first copied into a zero-padded buffer whose
+// rows are split into `stride` phases (phase p holds padded columns p, p + s, ...), so
+// every kernel tap reads a contiguous run of the buffer whatever the stride, dilation and
+// padding: the inner loop is then plain unaligned vector loads and FMAs. Bias, residual
+// and activation are applied while the channel's output plane is still in cache. Parallel
+// over (image, channel).
+#pragma once
+
+#include "activation.hpp"
+#include "conv.hpp"
+#include "isa.hpp"
+#include "threads.hpp"
+
+namespace infer::cpu::simd {
+
+// Whether the depthwise kernel runs `shape` (2-D, group == C == M, kernel <= 7x7).
+bool depthwise_supports(const ConvShape& shape);
+
+// y = act(depthwise(x, w) + bias + residual); w is [C, kh * kw]; bias and residual may
+// be null.
+void depthwise_conv2d(Isa isa, const Threads& threads, const ConvShape& shape, const float* w,
+                      const float* x, const float* bias, const float* residual, const Act& act,
+                      float* y);
+
+}  // namespace infer::cpu::simd

@@ -1,0 +1,17 @@
+// The Winograd tile transforms compiled for avx512: GCC vectors of 16 floats.
+#include "winograd_impl.hpp"
+#include "winograd_kernels.hpp"
+
+namespace infer::cpu::simd {
+namespace {
+typedef float Vec __attribute__((vector_size(16 * sizeof(float))));
+}  // namespace
+
+void winograd_input_avx512(const float* in, int64_t Tp, float* out, int64_t out_stride) {
+  winograd_impl::input_transform<Vec, 16>(in, Tp, out, out_stride);
+}
+void winograd_output_avx512(const float* in, int64_t in_stride, int64_t Tp, float bias, float* out) {
+  winograd_impl::output_transform<Vec, 16>(in, in_stride, Tp, bias, out);
+}
+
+}  // namespace infer::cpu::simd

@@ -1,0 +1,27 @@
+// The Conv/FusedConv kernels' weight packing, shared with the plugin's prepack hook: the
+// hook calls prepack_conv_weight at load time and hands the result back in
+// infer_value_view.prepacked_data, which the kernel then uses in place.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "../kernel.hpp"
+#include "infer/plugin_api.h"
+#include "simd/activation.hpp"
+
+namespace infer::cpu::kernels {
+
+// For a Conv or FusedConv node whose input `input_index` is the constant float32 weight
+// W (input 1): fills `out` with exactly what the kernel would pack at creation (a blob
+// that describes its own algorithm, ISA and dims) and returns true. Returns false, with
+// `out` untouched, for any other input or a weight that cannot be packed ahead (not
+// constant, unknown shape, wrong dtype, inconsistent attributes).
+bool prepack_conv_weight(const infer_node_view& node, size_t input_index,
+                         std::vector<unsigned char>& out);
+
+// The Conv kernel for `init` (Conv: no residual input; FusedConv: input 3 is the residual
+// Z) ending with `act`.
+Result<KernelPtr> conv_create_fused(const KernelInit& init, const simd::Act& act, bool residual_input);
+
+}  // namespace infer::cpu::kernels

@@ -1,0 +1,318 @@
+// simd::conv_forward against a naive double-precision direct convolution written here
+// (the definition), for every ISA this machine runs: 1-D, 2-D and 3-D, odd sizes,
+// kernels 1 to 7, strides 1 to 3, asymmetric paddings, dilations, groups (depthwise with
+// channel multiplier > 1 included), bias, residual and every activation, serial and on
+// 2 and 3 real threads. The reference and the shape helper are shared with
+// depthwise_test.cpp and winograd_test.cpp (declared in conv_test_ref below).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simd/conv.hpp"
+#include "simd_test_util.hpp"
+
+namespace infer::cpu::simd::testing {
+
+// Builds a shape; out is computed from the ONNX formula with pad_end.
+ConvShape conv_test_shape(int64_t N, int64_t C, int64_t M, int64_t G, std::vector<int64_t> in,
+                          std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> d,
+                          std::vector<int64_t> pb, std::vector<int64_t> pe) {
+  ConvShape sh;
+  sh.batch = N;
+  sh.in_channels = C;
+  sh.out_channels = M;
+  sh.groups = G;
+  sh.rank = static_cast<int>(in.size());
+  for (int i = 0; i < sh.rank; ++i) {
+    sh.in[i] = in[i];
+    sh.kernel[i] = k[i];
+    sh.stride[i] = s[i];
+    sh.dilation[i] = d[i];
+    sh.pad_begin[i] = pb[i];
+    sh.out[i] = (in[i] + pb[i] + pe[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
+  }
+  return sh;
+}
+
+double conv_test_act(const Act& a, double v) {
+  switch (a.kind) {
+    case ActKind::kNone:
+      return v;
+    case ActKind::kRelu:
+      return v > 0 ? v : 0;
+    case ActKind::kTanh:
+      return std::tanh(v);
+    case ActKind::kSigmoid:
+      return 1 / (1 + std::exp(-v));
+    case ActKind::kLeakyRelu:
+      return v >= 0 ? v : a.p0 * v;
+    case ActKind::kClip:
+      return std::fmin(std::fmax(v, a.p0), a.p1);
+    case ActKind::kHardSigmoid:
+      return std::fmin(1.0, std::fmax(0.0, a.p0 * v + a.p1));
+    case ActKind::kHardSwish:
+      return v * std::fmin(1.0, std::fmax(0.0, v / 6 + 0.5));
+    case ActKind::kGelu:
+      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case ActKind::kGeluTanh:
+      return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  }
+  return v;
+}
+
+// y = act(conv(x, w) + bias + residual), directly from the definition, in double.
+std::vector<float> conv_test_reference(const ConvShape& s, const std::vector<float>& x,
+                                       const std::vector<float>& w, const float* bias,
+                                       const float* residual, const Act& act) {
+  const int64_t N = s.batch, C = s.in_channels, M = s.out_channels, G = s.groups;
+  const int64_t Cg = C / G, Mg = M / G;
+  const int64_t in_sp = s.in_size(), out_sp = s.out_size(), kp = s.kernel_size();
+  std::vector<float> y(static_cast<size_t>(N * M * out_sp));
+  std::vector<int64_t> o(s.rank), k(s.rank);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t g = m / Mg;
+      for (int64_t op = 0; op < out_sp; ++op) {
+        int64_t rem = op;
+        for (int d = s.rank; d-- > 0;) {
+          o[d] = rem % s.out[d];
+          rem /= s.out[d];
+        }
+        double acc = bias ? bias[m] : 0.0;
+        for (int64_t c = 0; c < Cg; ++c)
+          for (int64_t kk = 0; kk < kp; ++kk) {
+            int64_t kr = kk;
+            for (int d = s.rank; d-- > 0;) {
+              k[d] = kr % s.kernel[d];
+              kr /= s.kernel[d];
+            }
+            int64_t ipos = 0;
+            bool inside = true;
+            for (int d = 0; d < s.rank; ++d) {
+              const int64_t p = o[d] * s.stride[d] + k[d] * s.dilation[d] - s.pad_begin[d];
+              inside = inside && p >= 0 && p < s.in[d];
+              ipos = ipos * s.in[d] + p;
+            }
+            if (!inside) continue;
+            acc += static_cast<double>(x[((n * C + g * Cg + c) * in_sp) + ipos]) *
+                   w[(m * Cg + c) * kp + kk];
+          }
+        const size_t yi = static_cast<size_t>((n * M + m) * out_sp + op);
+        if (residual) acc += residual[yi];
+        y[yi] = static_cast<float>(conv_test_act(act, acc));
+      }
+    }
+  return y;
+}
+
+// Packs w for `algo`, runs conv_forward and returns y.
+std::vector<float> conv_test_run(Isa isa, const Threads& threads, const ConvShape& s, ConvAlgo algo,
+                                 const std::vector<float>& x, const std::vector<float>& w,
+                                 const float* bias, const float* residual, const Act& act) {
+  const size_t bytes = conv_packed_bytes(isa, s, algo);
+  std::unique_ptr<void, decltype(&std::free)> packed(std::aligned_alloc(64, (bytes + 63) / 64 * 64),
+                                                      &std::free);
+  conv_pack_weights(isa, s, algo, w.data(), packed.get());
+  ConvAlgo stored;
+  EXPECT_TRUE(conv_packed_matches(isa, s, packed.get(), bytes, &stored));
+  EXPECT_EQ(stored, algo);
+  std::vector<float> y(static_cast<size_t>(s.batch * s.out_channels * s.out_size()), -777.0f);
+  conv_forward(isa, threads, s, packed.get(), x.data(), bias, residual, act, y.data());
+  return y;
+}
+
+namespace {
+
+struct Case {
+  const char* name;
+  ConvShape s;
+};
+
+std::vector<Case> cases() {
+  return {
+      {"pointwise_1x1", conv_test_shape(1, 17, 3, 1, {5, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
+      {"pointwise_batch2_64", conv_test_shape(2, 64, 17, 1, {3, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
+      {"c1_m1_k1", conv_test_shape(1, 1, 1, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
+      {"1x1_stride2", conv_test_shape(1, 3, 17, 1, {9, 8}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0})},
+      {"1x1_padded", conv_test_shape(1, 3, 5, 1, {4, 5}, {1, 1}, {1, 1}, {1, 1}, {1, 0}, {0, 2})},
+      {"3x3_pad1", conv_test_shape(1, 3, 17, 1, {11, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"3x3_c64_m17", conv_test_shape(1, 64, 17, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"3x3_stride2_asym", conv_test_shape(2, 17, 3, 1, {13, 10}, {3, 3}, {2, 2}, {1, 1}, {0, 1}, {2, 0})},
+      {"5x5_stride3_dil2", conv_test_shape(1, 3, 17, 1, {23, 19}, {5, 5}, {3, 3}, {2, 2}, {2, 1}, {3, 4})},
+      {"7x7_stride2_pad3", conv_test_shape(1, 3, 64, 1, {31, 29}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3})},
+      {"5x3_mixed", conv_test_shape(1, 17, 17, 1, {12, 15}, {5, 3}, {1, 2}, {2, 1}, {0, 2}, {1, 0})},
+      {"groups_3", conv_test_shape(1, 6, 9, 3, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"depthwise_mult2", conv_test_shape(1, 17, 34, 17, {8, 9}, {3, 3}, {2, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"depthwise_3x3", conv_test_shape(2, 17, 17, 17, {10, 21}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"conv1d", conv_test_shape(2, 3, 17, 1, {29}, {5}, {2}, {2}, {3}, {1})},
+      {"conv1d_grouped", conv_test_shape(1, 6, 4, 2, {17}, {3}, {1}, {1}, {1}, {1})},
+      {"conv3d", conv_test_shape(1, 3, 5, 1, {5, 6, 7}, {3, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1}, {1, 1, 0})},
+      {"kernel_bigger_than_input_padded", conv_test_shape(1, 3, 3, 1, {2, 3}, {3, 5}, {1, 1}, {1, 1}, {1, 2}, {1, 2})},
+  };
+}
+
+class ConvTest : public ::testing::TestWithParam<Isa> {};
+
+double tolerance_for(const ConvShape& s) {
+  return 2e-6 * static_cast<double>(s.in_channels / s.groups * s.kernel_size()) + 1e-5;
+}
+
+TEST_P(ConvTest, GemmPathMatchesDirectDefinition) {
+  const Isa isa = GetParam();
+  uint32_t seed = 1;
+  for (const Case& c : cases()) {
+    const ConvShape& s = c.s;
+    const auto x = random_floats(static_cast<size_t>(s.batch * s.in_channels * s.in_size()), seed++);
+    const auto w = random_floats(
+        static_cast<size_t>(s.out_channels * s.in_channels / s.groups * s.kernel_size()), seed++);
+    const auto b = random_floats(static_cast<size_t>(s.out_channels), seed++);
+    const auto want = conv_test_reference(s, x, w, b.data(), nullptr, Act{});
+    const auto got = conv_test_run(isa, SerialThreads(), s, ConvAlgo::kGemm, x, w, b.data(), nullptr, Act{});
+    expect_close(got, want, 1e-4, tolerance_for(s), c.name);
+  }
+}
+
+TEST_P(ConvTest, ChosenAlgorithmMatchesDirectDefinition) {
+  const Isa isa = GetParam();
+  uint32_t seed = 100;
+  for (const Case& c : cases()) {
+    const ConvShape& s = c.s;
+    const auto x = random_floats(static_cast<size_t>(s.batch * s.in_channels * s.in_size()), seed++);
+    const auto w = random_floats(
+        static_cast<size_t>(s.out_channels * s.in_channels / s.groups * s.kernel_size()), seed++);
+    const auto want = conv_test_reference(s, x, w, nullptr, nullptr, Act{});
+    const ConvAlgo algo = choose_conv_algo(isa, s);
+    const auto got = conv_test_run(isa, SerialThreads(), s, algo, x, w, nullptr, nullptr, Act{});
+    expect_close(got, want, 1e-4, tolerance_for(s), std::string(c.name) + " " + conv_algo_name(algo));
+  }
+}
+
+TEST_P(ConvTest, BiasResidualAndEveryActivationAreFused) {
+  const Isa isa = GetParam();
+  const std::vector<Act> acts = {
+      {ActKind::kNone, 0, 0},      {ActKind::kRelu, 0, 0},        {ActKind::kTanh, 0, 0},
+      {ActKind::kSigmoid, 0, 0},   {ActKind::kLeakyRelu, 0.1f, 0}, {ActKind::kClip, -0.5f, 0.7f},
+      {ActKind::kHardSigmoid, 0.2f, 0.5f}, {ActKind::kHardSwish, 0, 0}, {ActKind::kGelu, 0, 0},
+      {ActKind::kGeluTanh, 0, 0}};
+  const std::vector<Case> shapes = {
+      {"pointwise", conv_test_shape(1, 17, 5, 1, {6, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
+      {"3x3", conv_test_shape(1, 3, 7, 1, {9, 7}, {3, 3}, {2, 1}, {1, 1}, {1, 0}, {0, 1})},
+      {"depthwise", conv_test_shape(1, 5, 5, 5, {9, 19}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"conv1d", conv_test_shape(1, 3, 4, 1, {13}, {3}, {1}, {1}, {1}, {1})},
+  };
+  uint32_t seed = 500;
+  for (const Case& c : shapes)
+    for (const Act& act : acts) {
+      const ConvShape& s = c.s;
+      const auto x = random_floats(static_cast<size_t>(s.batch * s.in_channels * s.in_size()), seed++);
+      const auto w = random_floats(
+          static_cast<size_t>(s.out_channels * s.in_channels / s.groups * s.kernel_size()), seed++);
+      const auto b = random_floats(static_cast<size_t>(s.out_channels), seed++);
+      const auto z = random_floats(static_cast<size_t>(s.batch * s.out_channels * s.out_size()), seed++);
+      const auto want = conv_test_reference(s, x, w, b.data(), z.data(), act);
+      const auto got =
+          conv_test_run(isa, SerialThreads(), s, choose_conv_algo(isa, s), x, w, b.data(), z.data(), act);
+      expect_close(got, want, 1e-4, 1e-4,
+                   std::string(c.name) + " act " + std::to_string(static_cast<int>(act.kind)));
+    }
+}
+
+TEST_P(ConvTest, ThreadedRunsEqualSerial) {
+  const Isa isa = GetParam();
+  const std::vector<Case> shapes = {
+      // Many (image, group, block) tasks: parallel outside the GEMM.
+      {"batch4_groups2", conv_test_shape(4, 8, 6, 2, {12, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      // One task: the threads run inside the GEMM.
+      {"single_task", conv_test_shape(1, 17, 33, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"pointwise", conv_test_shape(1, 17, 33, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
+      {"depthwise", conv_test_shape(2, 7, 7, 7, {9, 20}, {5, 5}, {2, 2}, {1, 1}, {2, 2}, {2, 2})},
+  };
+  uint32_t seed = 900;
+  for (const Case& c : shapes) {
+    const ConvShape& s = c.s;
+    const auto x = random_floats(static_cast<size_t>(s.batch * s.in_channels * s.in_size()), seed++);
+    const auto w = random_floats(
+        static_cast<size_t>(s.out_channels * s.in_channels / s.groups * s.kernel_size()), seed++);
+    const auto b = random_floats(static_cast<size_t>(s.out_channels), seed++);
+    const Act relu{ActKind::kRelu, 0, 0};
+    const ConvAlgo algo = choose_conv_algo(isa, s);
+    const auto serial = conv_test_run(isa, SerialThreads(), s, algo, x, w, b.data(), nullptr, relu);
+    for (int workers : {1, 2, 3}) {
+      const auto got = conv_test_run(isa, StdThreads(workers), s, algo, x, w, b.data(), nullptr, relu);
+      EXPECT_EQ(got, serial) << c.name << " on " << workers << " threads";
+    }
+  }
+}
+
+// FusedConv may run in place (Z's buffer reused for Y): the residual may alias y.
+TEST_P(ConvTest, ResidualMayAliasTheOutput) {
+  const Isa isa = GetParam();
+  const std::vector<std::pair<ConvAlgo, ConvShape>> shapes = {
+      {ConvAlgo::kGemm, conv_test_shape(1, 5, 7, 1, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {ConvAlgo::kGemm, conv_test_shape(1, 5, 7, 1, {9, 8}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
+      {ConvAlgo::kDepthwise, conv_test_shape(1, 5, 5, 5, {9, 19}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {ConvAlgo::kWinograd, conv_test_shape(1, 5, 7, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+  };
+  uint32_t seed = 1200;
+  for (const auto& [algo, s] : shapes) {
+    const auto x = random_floats(static_cast<size_t>(s.batch * s.in_channels * s.in_size()), seed++);
+    const auto w = random_floats(
+        static_cast<size_t>(s.out_channels * s.in_channels / s.groups * s.kernel_size()), seed++);
+    const auto z = random_floats(static_cast<size_t>(s.batch * s.out_channels * s.out_size()), seed++);
+    const Act relu{ActKind::kRelu, 0, 0};
+    const auto want = conv_test_reference(s, x, w, nullptr, z.data(), relu);
+    const size_t bytes = conv_packed_bytes(isa, s, algo);
+    std::unique_ptr<void, decltype(&std::free)> packed(std::aligned_alloc(64, (bytes + 63) / 64 * 64),
+                                                        &std::free);
+    conv_pack_weights(isa, s, algo, w.data(), packed.get());
+    std::vector<float> y = z;
+    conv_forward(isa, SerialThreads(), s, packed.get(), x.data(), nullptr, y.data(), relu, y.data());
+    expect_close(y, want, 1e-4, 1e-4, std::string("in place ") + conv_algo_name(algo));
+  }
+}
+
+TEST(ConvPacking, RejectsBlobsOfAnotherShapeOrIsa) {
+  const Isa isa = best_isa();
+  const ConvShape s = conv_test_shape(1, 4, 6, 2, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1});
+  const size_t bytes = conv_packed_bytes(isa, s, ConvAlgo::kGemm);
+  std::unique_ptr<void, decltype(&std::free)> packed(std::aligned_alloc(64, (bytes + 63) / 64 * 64),
+                                                      &std::free);
+  const auto w = random_floats(6 * 2 * 9, 3);
+  conv_pack_weights(isa, s, ConvAlgo::kGemm, w.data(), packed.get());
+  ConvAlgo algo;
+  EXPECT_TRUE(conv_packed_matches(isa, s, packed.get(), bytes, &algo));
+  EXPECT_FALSE(conv_packed_matches(isa, s, packed.get(), bytes - 1, &algo));
+  ConvShape other = s;
+  other.out_channels = 8;
+  EXPECT_FALSE(conv_packed_matches(isa, other, packed.get(), bytes, &algo));
+  other = s;
+  other.kernel[1] = 1;
+  EXPECT_FALSE(conv_packed_matches(isa, other, packed.get(), bytes, &algo));
+  if (isa != Isa::kScalar) {
+    EXPECT_FALSE(conv_packed_matches(Isa::kScalar, s, packed.get(), bytes, &algo));
+  }
+  std::vector<unsigned char> junk(bytes + 64, 0);
+  void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(junk.data()) + 63) / 64 * 64);
+  EXPECT_FALSE(conv_packed_matches(isa, s, aligned, bytes, &algo));
+}
+
+TEST(ConvAlgoChoice, PicksDepthwiseWinogradAndGemmByShape) {
+  const Isa isa = best_isa();
+  EXPECT_EQ(choose_conv_algo(isa, conv_test_shape(1, 32, 32, 32, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})),
+            ConvAlgo::kDepthwise);
+  EXPECT_EQ(choose_conv_algo(isa, conv_test_shape(1, 64, 64, 1, {56, 56}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})),
+            ConvAlgo::kGemm);
+  EXPECT_EQ(choose_conv_algo(isa, conv_test_shape(1, 3, 64, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})),
+            ConvAlgo::kGemm);  // too few input channels for Winograd
+  EXPECT_EQ(choose_conv_algo(isa, conv_test_shape(1, 64, 64, 1, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})),
+            ConvAlgo::kGemm);  // stride 2
+}
+
+INSTANTIATE_TEST_SUITE_P(AllIsas, ConvTest, ::testing::ValuesIn(test_isas()), isa_param_name);
+
+}  // namespace
+}  // namespace infer::cpu::simd::testing
