@@ -1,16 +1,16 @@
 #include "prepack.hpp"
 
-#include <cstring>
-#include <string_view>
+#include "kernels/conv_prepack.hpp"
+#include "kernels/gemm_core.hpp"
 
 namespace infer::cpu {
 
+// Each packer checks the op type, the input index, the dtype and the shapes itself and
+// declines (returns false) for anything its kernel would not use packed.
 bool prepack_weight(const infer_node_view& node, size_t input_index,
                     std::vector<unsigned char>& out) {
-  (void)node;
-  (void)input_index;
-  (void)out;
-  return false;
+  return prepack_gemm_weight(node, input_index, out) ||
+         kernels::prepack_conv_weight(node, input_index, out);
 }
 
 }  // namespace infer::cpu
