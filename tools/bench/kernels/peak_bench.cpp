@@ -1,0 +1,196 @@
+// The machine's FP32 FMA peak, the yardstick tools/bench/run_bench.py divides achieved
+// GFLOP/s by: a loop of independent fused multiply-adds on registers (no memory traffic),
+// in an AVX-512 and an AVX2+FMA variant, on 1 thread and on every hardware thread.
+//
+//   infer-bench-peak [--json] [--seconds S] [--threads N]
+//
+// The variants are compiled through function attributes (target("avx512f") /
+// target("avx2,fma")) rather than global flags, so the binary runs on any x86-64 and only
+// calls a variant the CPU has (__builtin_cpu_supports). Sixteen accumulators hide the
+// FMA latency (4 cycles) on two FMA pipes with room to spare (12 for AVX2, which has
+// only 16 registers). Each figure is the best of three runs: on a shared machine the
+// best is the closest to what the hardware can do.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define INFER_PEAK_X86 1
+#endif
+
+namespace {
+
+constexpr int kAccumulators = 16;
+
+// Every variant runs `iterations` rounds of kAccumulators FMAs and returns the FLOPs done
+// (2 per lane per FMA); the sum of the accumulators goes to *sink so nothing is dead code.
+using PeakFn = double (*)(long iterations, float* sink);
+
+double fma_scalar(long iterations, float* sink) {
+  float acc[kAccumulators];
+  for (int j = 0; j < kAccumulators; ++j) acc[j] = static_cast<float>(j) * 0.001f;
+  const float b = 0.999999f, c = 1e-7f;
+  for (long i = 0; i < iterations; ++i) {
+    for (int j = 0; j < kAccumulators; ++j) acc[j] = acc[j] * b + c;
+  }
+  float s = 0;
+  for (float a : acc) s += a;
+  *sink = s;
+  return 2.0 * kAccumulators * static_cast<double>(iterations);
+}
+
+#ifdef INFER_PEAK_X86
+__attribute__((target("avx512f"))) double fma_avx512(long iterations, float* sink) {
+  __m512 acc[kAccumulators];
+  for (int j = 0; j < kAccumulators; ++j) acc[j] = _mm512_set1_ps(static_cast<float>(j) * 0.001f);
+  const __m512 b = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kAccumulators; ++j) acc[j] = _mm512_fmadd_ps(acc[j], b, c);
+  }
+  __m512 s = acc[0];
+  for (int j = 1; j < kAccumulators; ++j) s = _mm512_add_ps(s, acc[j]);
+  // Through memory: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized on its own
+  // _mm256_undefined_pd.
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, s);
+  float t = 0;
+  for (float v : lanes) t += v;
+  *sink = t;
+  return 2.0 * 16 * kAccumulators * static_cast<double>(iterations);
+}
+
+// AVX2 has 16 ymm registers: 16 accumulators plus the two constants would spill to the
+// stack every iteration, so this variant keeps 12 (still 3x the latency x pipes product).
+constexpr int kAvx2Accumulators = 12;
+
+__attribute__((target("avx2,fma"))) double fma_avx2(long iterations, float* sink) {
+  __m256 acc[kAvx2Accumulators];
+  for (int j = 0; j < kAvx2Accumulators; ++j) acc[j] = _mm256_set1_ps(static_cast<float>(j) * 0.001f);
+  const __m256 b = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+#pragma GCC unroll 12
+    for (int j = 0; j < kAvx2Accumulators; ++j) acc[j] = _mm256_fmadd_ps(acc[j], b, c);
+  }
+  __m256 s = acc[0];
+  for (int j = 1; j < kAvx2Accumulators; ++j) s = _mm256_add_ps(s, acc[j]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, s);
+  float t = 0;
+  for (float v : lanes) t += v;
+  *sink = t;
+  return 2.0 * 8 * kAvx2Accumulators * static_cast<double>(iterations);
+}
+#endif
+
+struct Variant {
+  const char* name;
+  PeakFn fn;
+};
+
+std::vector<Variant> supported_variants() {
+  std::vector<Variant> variants;
+#ifdef INFER_PEAK_X86
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) variants.push_back({"avx512", fma_avx512});
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) variants.push_back({"avx2", fma_avx2});
+#endif
+  variants.push_back({"scalar", fma_scalar});
+  return variants;
+}
+
+// GFLOP/s of `threads` threads each running fn for about `seconds`.
+double measure(PeakFn fn, int threads, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  // Calibrate the iteration count on one thread so that a run lasts about `seconds`.
+  float sink = 0;
+  long iterations = 1 << 16;
+  for (;;) {
+    const auto t0 = Clock::now();
+    fn(iterations, &sink);
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (s > 0.02) {
+      iterations = static_cast<long>(static_cast<double>(iterations) * seconds / s) + 1;
+      break;
+    }
+    iterations *= 4;
+  }
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<float> sinks(static_cast<size_t>(threads) * 16);
+    std::vector<double> flops(static_cast<size_t>(threads));
+    std::vector<std::thread> pool;
+    const auto t0 = Clock::now();
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] { flops[static_cast<size_t>(t)] = fn(iterations, &sinks[static_cast<size_t>(t) * 16]); });
+    }
+    for (std::thread& th : pool) th.join();
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    double total = 0;
+    for (double f : flops) total += f;
+    best = std::max(best, total / s / 1e9);
+  }
+  return best;
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr, "infer-bench-peak: error: %s\nusage: infer-bench-peak [--json] [--seconds S] [--threads N]\n", why);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  double seconds = 0.3;
+  int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--json") {
+      json = true;
+    } else if ((arg == "--seconds" || arg == "--threads") && i + 1 < argc) {
+      const double v = std::atof(argv[++i]);
+      if (v <= 0) return usage((arg + " wants a positive number").c_str());
+      if (arg == "--seconds") seconds = v;
+      else max_threads = static_cast<int>(v);
+    } else {
+      return usage(("unknown argument '" + arg + "'").c_str());
+    }
+  }
+  std::vector<int> thread_counts{1};
+  if (max_threads > 1) thread_counts.push_back(max_threads);
+
+  std::string out = "{\"results\":[";
+  double best = 0;
+  bool first = true;
+  for (const Variant& v : supported_variants()) {
+    for (int threads : thread_counts) {
+      const double gflops = measure(v.fn, threads, seconds);
+      best = std::max(best, gflops);
+      if (json) {
+        char line[160];
+        std::snprintf(line, sizeof line, "%s{\"isa\":\"%s\",\"threads\":%d,\"gflops\":%.2f}", first ? "" : ",", v.name,
+                      threads, gflops);
+        out += line;
+        first = false;
+      } else {
+        std::printf("%-7s %2d thread%s %9.2f GFLOP/s\n", v.name, threads, threads == 1 ? " " : "s", gflops);
+      }
+    }
+  }
+  if (json) {
+    char tail[96];
+    std::snprintf(tail, sizeof tail, "],\"peak_gflops\":%.2f,\"max_threads\":%d}\n", best, max_threads);
+    std::fputs((out + tail).c_str(), stdout);
+  } else {
+    std::printf("peak: %.2f GFLOP/s\n", best);
+  }
+  return 0;
+}
