@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -151,6 +152,50 @@ TEST(CliErrors, BadFlagsExitWithStatus2) {
 TEST(CliErrors, OutputFolderThatCannotBeCreated) {
   const ProcessResult r = infer_run({data_path("odd_names.onnx"), "--output-dir", "/proc/infer_run_cannot_write_here"});
   EXPECT_CONTAINS(expect_one_line_error(r), "/proc/infer_run_cannot_write_here");
+}
+
+// Sets an environment variable for the child processes of one test and restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_.empty()) {
+      ::unsetenv(name_);
+    } else {
+      ::setenv(name_, old_.c_str(), 1);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
+TEST(CliErrors, UnknownCpuIsaIsRefusedNotIgnored) {
+  ScopedEnv env("INFER_CPU_ISA", "avx9");
+  const std::string message =
+      expect_one_line_error(infer_run({kDigits, "--shape", "image=1x1x8x8"}));
+  EXPECT_CONTAINS(message, "INFER_CPU_ISA='avx9'");
+  EXPECT_CONTAINS(message, "scalar, avx2, avx512, neon");
+}
+
+TEST(CliErrors, ScalarCpuIsaRunsTheSamePredictions) {
+  // The scalar reference kernels and the default (best SIMD) ones classify the shipped
+  // samples alike; the labels are the ones README.md documents.
+  const std::vector<std::string> args = {"--config", source_path("configs/default.yaml")};
+  ProcessResult best = infer_run(args, INFER_SOURCE_DIR);
+  ScopedEnv env("INFER_CPU_ISA", "scalar");
+  ProcessResult scalar = infer_run(args, INFER_SOURCE_DIR);
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  ASSERT_EQ(scalar.exit_code, 0) << scalar.err;
+  for (const char* row : {"row 0: top-1 class 0", "row 1: top-1 class 7", "row 3: top-1 class 3",
+                          "row 6: top-1 class 8", "row 7: top-1 class 4"}) {
+    EXPECT_CONTAINS(best.out, row);
+    EXPECT_CONTAINS(scalar.out, row);
+  }
 }
 
 }  // namespace
