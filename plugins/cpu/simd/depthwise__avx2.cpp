@@ -1,114 +1,36 @@
 // AVX2 depthwise row: 16 outputs per step in two vectors with two accumulators each
-// (even and odd kernel rows); the tail uses masked loads and a masked store.
+// (even and odd kernel rows); the tail uses masked loads and a masked store. The loops
+// are in depthwise_impl.hpp; this file supplies the AVX2 intrinsics.
 #include <immintrin.h>
 
+#include "depthwise_impl.hpp"
 #include "depthwise_kernels.hpp"
 
 namespace infer::cpu::simd {
 
 namespace {
 
-// A fixed KH x KW kernel with every weight broadcast into a register once per row and
-// the tap loops unrolled; kernel rows in the padding multiply a zero row instead of
-// branching. Handles every column; returns the width.
-template <int KH, int KW>
-int64_t row_fixed(const DepthwiseRow& r, const float* zero_row) {
-  __m256 w[KH * KW];
-  for (int i = 0; i < KH * KW; ++i) w[i] = _mm256_set1_ps(r.weights[i]);
-  // Rows in the padding read the zero row at a fixed place (live = 0), branch-free.
-  const float* rows[KH];
-  int64_t live[KH];
-  for (int kh = 0; kh < KH; ++kh) {
-    rows[kh] = r.rows[kh] != nullptr ? r.rows[kh] : zero_row;
-    live[kh] = r.rows[kh] != nullptr ? 1 : 0;
+struct Avx2 {
+  using V = __m256;
+  using Mask = __m256i;
+  static constexpr int kLanes = 8;
+  static V set1(float x) { return _mm256_set1_ps(x); }
+  static V zero() { return _mm256_setzero_ps(); }
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V fma(V w, V x, V acc) { return _mm256_fmadd_ps(w, x, acc); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  // Lanes below min(left, 8) set.
+  static Mask mask(int64_t left) {
+    const int n = static_cast<int>(left < 8 ? left : 8);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   }
-  int64_t off[KW];
-  for (int kw = 0; kw < KW; ++kw) off[kw] = r.offsets[kw];
-  const __m256 bias = _mm256_set1_ps(r.bias);
-  int64_t ow = 0;
-  for (; ow + 16 <= r.width; ow += 16) {
-    __m256 a0 = bias, a1 = bias, b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-    for (int kh = 0; kh < KH; ++kh) {
-      for (int kw = 0; kw < KW; ++kw) {
-        const float* p = rows[kh] + live[kh] * (ow + off[kw]);
-        if (kh & 1) {
-          b0 = _mm256_fmadd_ps(w[kh * KW + kw], _mm256_loadu_ps(p), b0);
-          b1 = _mm256_fmadd_ps(w[kh * KW + kw], _mm256_loadu_ps(p + 8), b1);
-        } else {
-          a0 = _mm256_fmadd_ps(w[kh * KW + kw], _mm256_loadu_ps(p), a0);
-          a1 = _mm256_fmadd_ps(w[kh * KW + kw], _mm256_loadu_ps(p + 8), a1);
-        }
-      }
-    }
-    _mm256_storeu_ps(r.out + ow, _mm256_add_ps(a0, b0));
-    _mm256_storeu_ps(r.out + ow + 8, _mm256_add_ps(a1, b1));
-  }
-  // The rest, one (masked) vector at a time: small images (28, 14, 7 wide) live here.
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  for (; ow < r.width; ow += 8) {
-    const int left = static_cast<int>(r.width - ow < 8 ? r.width - ow : 8);
-    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane);
-    __m256 a = bias, b = _mm256_setzero_ps();
-    for (int kh = 0; kh < KH; ++kh) {
-      for (int kw = 0; kw < KW; ++kw) {
-        const __m256 v = _mm256_maskload_ps(rows[kh] + live[kh] * (ow + off[kw]), m);
-        if (kh & 1) b = _mm256_fmadd_ps(w[kh * KW + kw], v, b);
-        else a = _mm256_fmadd_ps(w[kh * KW + kw], v, a);
-      }
-    }
-    _mm256_maskstore_ps(r.out + ow, m, _mm256_add_ps(a, b));
-  }
-  return ow;
-}
+  static V maskload(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void maskstore(float* p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
+};
 
 }  // namespace
 
-void depthwise_row_avx2(const DepthwiseRow& r) {
-  // Zero taps for kernel rows in the vertical padding (2 vectors wide).
-  alignas(64) static const float zeros[16] = {};
-  const int KW = r.kw;
-  int64_t ow = 0;
-  if (r.kh == 3 && r.kw == 3) ow = row_fixed<3, 3>(r, zeros);
-  else if (r.kh == 5 && r.kw == 5) ow = row_fixed<5, 5>(r, zeros);
-  for (; ow + 16 <= r.width; ow += 16) {
-    __m256 a0 = _mm256_set1_ps(r.bias), a1 = _mm256_set1_ps(r.bias);
-    __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-    for (int kh = 0; kh < r.kh; ++kh) {
-      const float* row = r.rows[kh];
-      if (row == nullptr) continue;
-      const float* wk = r.weights + kh * KW;
-      for (int kw = 0; kw < KW; ++kw) {
-        const float* p = row + r.offsets[kw] + ow;
-        const __m256 wv = _mm256_set1_ps(wk[kw]);
-        if (kh & 1) {
-          b0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p), b0);
-          b1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p + 8), b1);
-        } else {
-          a0 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p), a0);
-          a1 = _mm256_fmadd_ps(wv, _mm256_loadu_ps(p + 8), a1);
-        }
-      }
-    }
-    _mm256_storeu_ps(r.out + ow, _mm256_add_ps(a0, b0));
-    _mm256_storeu_ps(r.out + ow + 8, _mm256_add_ps(a1, b1));
-  }
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  for (; ow < r.width; ow += 8) {
-    const int left = static_cast<int>(r.width - ow < 8 ? r.width - ow : 8);
-    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(left), lane);
-    __m256 a = _mm256_set1_ps(r.bias), b = _mm256_setzero_ps();
-    for (int kh = 0; kh < r.kh; ++kh) {
-      const float* row = r.rows[kh];
-      if (row == nullptr) continue;
-      const float* wk = r.weights + kh * KW;
-      for (int kw = 0; kw < KW; ++kw) {
-        const __m256 v = _mm256_maskload_ps(row + r.offsets[kw] + ow, m);
-        if (kh & 1) b = _mm256_fmadd_ps(_mm256_set1_ps(wk[kw]), v, b);
-        else a = _mm256_fmadd_ps(_mm256_set1_ps(wk[kw]), v, a);
-      }
-    }
-    _mm256_maskstore_ps(r.out + ow, m, _mm256_add_ps(a, b));
-  }
-}
+void depthwise_row_avx2(const DepthwiseRow& r) { depthwise_impl::row<Avx2>(r); }
 
 }  // namespace infer::cpu::simd

@@ -1,6 +1,7 @@
 // NEON depthwise row: 8 outputs per step in two vectors; the tail is scalar.
 #include <arm_neon.h>
 
+#include "depthwise_impl.hpp"
 #include "depthwise_kernels.hpp"
 
 namespace infer::cpu::simd {
@@ -10,16 +11,10 @@ void depthwise_row_neon(const DepthwiseRow& r) {
   int64_t ow = 0;
   for (; ow + 8 <= r.width; ow += 8) {
     float32x4_t a0 = vdupq_n_f32(r.bias), a1 = vdupq_n_f32(r.bias);
-    for (int kh = 0; kh < r.kh; ++kh) {
-      const float* row = r.rows[kh];
-      if (row == nullptr) continue;
-      const float* wk = r.weights + kh * KW;
-      for (int kw = 0; kw < KW; ++kw) {
-        const float* p = row + r.offsets[kw] + ow;
-        a0 = vfmaq_n_f32(a0, vld1q_f32(p), wk[kw]);
-        a1 = vfmaq_n_f32(a1, vld1q_f32(p + 4), wk[kw]);
-      }
-    }
+    depthwise_impl::for_each_tap(r, ow, [&](int, float w, const float* p) {
+      a0 = vfmaq_n_f32(a0, vld1q_f32(p), w);
+      a1 = vfmaq_n_f32(a1, vld1q_f32(p + 4), w);
+    });
     vst1q_f32(r.out + ow, a0);
     vst1q_f32(r.out + ow + 4, a1);
   }

@@ -13,35 +13,14 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "simd/conv.hpp"
 
 namespace {
 
 using namespace infer::cpu::simd;
-
-class BenchThreads final : public Threads {
- public:
-  explicit BenchThreads(int n) : n_(n) {}
-  void parallel_for(size_t n, size_t grain, RangeFn fn) const override {
-    if (n == 0) return;
-    if (grain == 0) grain = 1;
-    size_t pieces = std::min<size_t>(static_cast<size_t>(n_), (n + grain - 1) / grain);
-    if (pieces <= 1) {
-      fn(0, n);
-      return;
-    }
-    const size_t step = (n + pieces - 1) / pieces;
-    std::vector<std::thread> ts;
-    for (size_t b = step; b < n; b += step)
-      ts.emplace_back([&fn, b, step, n] { fn(b, std::min(n, b + step)); });
-    fn(0, std::min(n, step));
-    for (auto& t : ts) t.join();
-  }
-  int concurrency() const override { return n_; }
-
- private:
-  int n_;
-};
+using bench::BenchThreads;
+using bench::filled;
 
 struct Layer {
   std::string name;
@@ -64,12 +43,6 @@ ConvShape shape_of(const Layer& l) {
     s.out[d] = (s.in[d] + 2 * l.pad - l.k) / l.stride + 1;
   }
   return s;
-}
-
-std::vector<float> filled(size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f - 0.5f;
-  return v;
 }
 
 void run_conv(benchmark::State& state, const Layer& l, ConvAlgo algo, Isa isa, int threads) {

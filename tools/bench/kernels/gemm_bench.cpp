@@ -44,46 +44,20 @@
 #include <immintrin.h>
 #endif
 
+#include "bench_util.hpp"
 #include "simd/gemm.hpp"
 
 namespace {
 
 using namespace infer::cpu::simd;
-
-class BenchThreads final : public Threads {
- public:
-  explicit BenchThreads(int n) : n_(n) {}
-  void parallel_for(size_t n, size_t grain, RangeFn fn) const override {
-    if (n == 0) return;
-    if (grain == 0) grain = 1;
-    size_t pieces = std::min<size_t>(static_cast<size_t>(n_), (n + grain - 1) / grain);
-    if (pieces <= 1) {
-      fn(0, n);
-      return;
-    }
-    const size_t step = (n + pieces - 1) / pieces;
-    std::vector<std::thread> ts;
-    for (size_t b = step; b < n; b += step) ts.emplace_back([&fn, b, step, n] { fn(b, std::min(n, b + step)); });
-    fn(0, std::min(n, step));
-    for (auto& t : ts) t.join();
-  }
-  int concurrency() const override { return n_; }
-
- private:
-  int n_;
-};
+using bench::BenchThreads;
+using bench::filled;
 
 struct Buffer {
   explicit Buffer(size_t bytes) : p(std::aligned_alloc(64, (bytes + 63) / 64 * 64)) {}
   ~Buffer() { std::free(p); }
   void* p;
 };
-
-std::vector<float> filled(size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f - 0.5f;
-  return v;
-}
 
 void run_gemm(benchmark::State& state, Isa isa, int64_t M, int64_t N, int64_t K, bool packed_b,
               int threads) {
@@ -201,9 +175,5 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return infer::cpu::simd::bench::run_benchmarks(argc, argv, register_all);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "simd/isa.hpp"
 #include "simd/layernorm.hpp"
 #include "simd/softmax.hpp"
@@ -96,9 +97,5 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return infer::cpu::simd::bench::run_benchmarks(argc, argv, register_all);
 }

@@ -3,7 +3,7 @@
 // kernels 1 to 7, strides 1 to 3, asymmetric paddings, dilations, groups (depthwise with
 // channel multiplier > 1 included), bias, residual and every activation, serial and on
 // 2 and 3 real threads. The reference and the shape helper are shared with
-// depthwise_test.cpp and winograd_test.cpp (declared in conv_test_ref below).
+// depthwise_test.cpp and winograd_test.cpp (declared in simd_test_util.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,32 +36,6 @@ ConvShape conv_test_shape(int64_t N, int64_t C, int64_t M, int64_t G, std::vecto
     sh.out[i] = (in[i] + pb[i] + pe[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
   }
   return sh;
-}
-
-double conv_test_act(const Act& a, double v) {
-  switch (a.kind) {
-    case ActKind::kNone:
-      return v;
-    case ActKind::kRelu:
-      return v > 0 ? v : 0;
-    case ActKind::kTanh:
-      return std::tanh(v);
-    case ActKind::kSigmoid:
-      return 1 / (1 + std::exp(-v));
-    case ActKind::kLeakyRelu:
-      return v >= 0 ? v : a.p0 * v;
-    case ActKind::kClip:
-      return std::fmin(std::fmax(v, a.p0), a.p1);
-    case ActKind::kHardSigmoid:
-      return std::fmin(1.0, std::fmax(0.0, a.p0 * v + a.p1));
-    case ActKind::kHardSwish:
-      return v * std::fmin(1.0, std::fmax(0.0, v / 6 + 0.5));
-    case ActKind::kGelu:
-      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-    case ActKind::kGeluTanh:
-      return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-  }
-  return v;
 }
 
 // y = act(conv(x, w) + bias + residual), directly from the definition, in double.
@@ -103,7 +77,7 @@ std::vector<float> conv_test_reference(const ConvShape& s, const std::vector<flo
           }
         const size_t yi = static_cast<size_t>((n * M + m) * out_sp + op);
         if (residual) acc += residual[yi];
-        y[yi] = static_cast<float>(conv_test_act(act, acc));
+        y[yi] = static_cast<float>(act_reference(act, acc));
       }
     }
   return y;

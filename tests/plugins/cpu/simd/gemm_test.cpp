@@ -38,32 +38,6 @@ struct AlignedBuffer {
   void* p;
 };
 
-double act_ref(const Act& a, double v) {
-  switch (a.kind) {
-    case ActKind::kNone:
-      return v;
-    case ActKind::kRelu:
-      return v > 0 ? v : 0;
-    case ActKind::kTanh:
-      return std::tanh(v);
-    case ActKind::kSigmoid:
-      return 1 / (1 + std::exp(-v));
-    case ActKind::kLeakyRelu:
-      return v < 0 ? v * a.p0 : v;
-    case ActKind::kClip:
-      return std::min(std::max(v, static_cast<double>(a.p0)), static_cast<double>(a.p1));
-    case ActKind::kHardSigmoid:
-      return std::max(0.0, std::min(1.0, a.p0 * v + a.p1));
-    case ActKind::kHardSwish:
-      return v * std::max(0.0, std::min(1.0, v / 6 + 0.5));
-    case ActKind::kGelu:
-      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-    case ActKind::kGeluTanh:
-      return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-  }
-  return v;
-}
-
 struct Case {
   int64_t M = 1, N = 1, K = 1;
   bool trans_a = false, trans_b = false;
@@ -147,7 +121,7 @@ std::vector<float> run_case(Isa isa, const Threads& threads, const Case& c, bool
         v += res[i * ldc + j];
         mag += std::fabs(res[i * ldc + j]);
       }
-      const double want = act_ref(c.act, v);
+      const double want = testing::act_reference(c.act, v);
       const double got = C[i * ldc + j];
       const double err = std::fabs(got - want);
       // The activations' own float error (the vectorized exp/tanh/erf) on top.

@@ -1,6 +1,7 @@
 // Shared pieces of the SIMD library tests: a Threads that really runs ranges on several
 // std::threads (so the work split is exercised), deterministic random data, the ISAs to
-// run, and a relative-error comparison that reports the worst element.
+// run, a relative-error comparison that reports the worst element, the activations'
+// double-precision definitions, and the direct convolution reference of conv_test.cpp.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "simd/activation.hpp"
+#include "simd/conv.hpp"
 #include "simd/isa.hpp"
 #include "simd/threads.hpp"
 
@@ -79,5 +82,47 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
                                  << ", atol " << atol << ")";
   }
 }
+
+// act(v) from each activation's definition, in double.
+inline double act_reference(const Act& a, double v) {
+  switch (a.kind) {
+    case ActKind::kNone:
+      return v;
+    case ActKind::kRelu:
+      return v > 0 ? v : 0;
+    case ActKind::kTanh:
+      return std::tanh(v);
+    case ActKind::kSigmoid:
+      return 1 / (1 + std::exp(-v));
+    case ActKind::kLeakyRelu:
+      return v >= 0 ? v : a.p0 * v;
+    case ActKind::kClip:
+      return std::fmin(std::fmax(v, a.p0), a.p1);
+    case ActKind::kHardSigmoid:
+      return std::fmin(1.0, std::fmax(0.0, a.p0 * v + a.p1));
+    case ActKind::kHardSwish:
+      return v * std::fmin(1.0, std::fmax(0.0, v / 6 + 0.5));
+    case ActKind::kGelu:
+      return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    case ActKind::kGeluTanh:
+      return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+  }
+  return v;
+}
+
+// The convolution reference, defined in conv_test.cpp and shared with depthwise_test.cpp
+// and winograd_test.cpp. conv_test_shape builds a shape whose out is computed from the
+// ONNX formula with pad_end; conv_test_reference is y = act(conv(x, w) + bias + residual)
+// from the definition, in double; conv_test_run packs w for `algo`, runs conv_forward
+// and returns y.
+ConvShape conv_test_shape(int64_t N, int64_t C, int64_t M, int64_t G, std::vector<int64_t> in,
+                          std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> d,
+                          std::vector<int64_t> pb, std::vector<int64_t> pe);
+std::vector<float> conv_test_reference(const ConvShape& s, const std::vector<float>& x,
+                                       const std::vector<float>& w, const float* bias,
+                                       const float* residual, const Act& act);
+std::vector<float> conv_test_run(Isa isa, const Threads& threads, const ConvShape& s, ConvAlgo algo,
+                                 const std::vector<float>& x, const std::vector<float>& w,
+                                 const float* bias, const float* residual, const Act& act);
 
 }  // namespace infer::cpu::simd::testing

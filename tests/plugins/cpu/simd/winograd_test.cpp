@@ -18,17 +18,6 @@
 
 namespace infer::cpu::simd::testing {
 
-// Defined in conv_test.cpp.
-ConvShape conv_test_shape(int64_t N, int64_t C, int64_t M, int64_t G, std::vector<int64_t> in,
-                          std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> d,
-                          std::vector<int64_t> pb, std::vector<int64_t> pe);
-std::vector<float> conv_test_reference(const ConvShape& s, const std::vector<float>& x,
-                                       const std::vector<float>& w, const float* bias,
-                                       const float* residual, const Act& act);
-std::vector<float> conv_test_run(Isa isa, const Threads& threads, const ConvShape& s, ConvAlgo algo,
-                                 const std::vector<float>& x, const std::vector<float>& w,
-                                 const float* bias, const float* residual, const Act& act);
-
 namespace {
 
 // max |got - want| / max |want|
