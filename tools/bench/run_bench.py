@@ -313,9 +313,12 @@ def render(args, results, scaling, peak_results, command, elapsed_s):
                 f"    /usr/bin/python3 {command} > tools/bench/RESULTS.md", ""]
         out += [f"- {line}" for line in machine_lines(peak_results, args.threads)]
         out.append(f"- infer build: {build_info(args.build_dir)}")
+        load_end = os.getloadavg()[0]
+        busy = max(args.load_start, load_end) > (os.cpu_count() or 1)
         out.append(f"- Load average (1 min) at the start and the end of the run: {args.load_start:.1f} / "
-                   f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (above the CPU count, other work shared "
-                   "the machine and the figures are pessimistic)")
+                   f"{load_end:.1f} on {os.cpu_count()} CPUs"
+                   + (": above the CPU count, other work shared the machine and the figures are pessimistic"
+                      if busy else ": below the CPU count, the machine was otherwise idle"))
         out.append(f"- Threads: {args.threads} (ORT: intraOpNumThreads={args.threads}, interOpNumThreads=1, "
                    "graphOptimizationLevel all)")
         out.append("")
