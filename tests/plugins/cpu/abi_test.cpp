@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <regex>
 #include <thread>
 
 #include "infer/test_support/test_support.hpp"
@@ -80,7 +79,11 @@ void expect_cpu_device_name(const char* name) {
   if (forced != nullptr && *forced != '\0') {
     EXPECT_EQ(std::string(name), std::string("CPU (") + forced + ")");
   } else {
-    EXPECT_TRUE(std::regex_match(name, std::regex(R"(CPU \((scalar|avx2|avx512|neon)\))"))) << name;
+    const std::string n = name;
+    bool known = false;
+    for (const char* isa : {"scalar", "avx2", "avx512", "neon"})
+      known = known || n == std::string("CPU (") + isa + ")";
+    EXPECT_TRUE(known) << n;
   }
 }
 
