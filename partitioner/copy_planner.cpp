@@ -5,19 +5,9 @@
 #include <utility>
 
 #include "partitioner/graph_deps.hpp"
+#include "partitioner/op_work.hpp"
 
 namespace infer::partitioner {
-namespace {
-
-int64_t static_bytes(const ir::Value& v) {
-  if (!v.shape.is_static()) return -1;
-  int64_t count = 1;
-  for (const ir::Dim& d : *v.shape.dims) count *= d.value;
-  if (v.dtype == DataType::kString || v.dtype == DataType::kUndefined) return -1;
-  return static_cast<int64_t>(storage_bytes(v.dtype, count));
-}
-
-}  // namespace
 
 std::vector<CopyEdge> plan_copies(const ir::Graph& g, const std::vector<Partition>& partitions,
                                   const std::vector<size_t>& partition_of_node,
@@ -35,7 +25,7 @@ std::vector<CopyEdge> plan_copies(const ir::Graph& g, const std::vector<Partitio
       e.src_partition = src_part;
       e.src_backend = src_backend;
       e.dst_backend = dst_backend;
-      e.bytes = static_bytes(g.value(v));
+      e.bytes = value_bytes(g.value(v), /*assumed_dim=*/0);
       copies.push_back(std::move(e));
     }
     if (dst_part != kHost) copies[it->second].dst_partitions.push_back(dst_part);
@@ -64,6 +54,26 @@ std::vector<CopyEdge> plan_copies(const ir::Graph& g, const std::vector<Partitio
     if (!backends[src_backend].host_addressable) add(v, src_part, src_backend, kHost, kHost);
   }
   return copies;
+}
+
+void copies_of_value(const ir::Graph& g, const GraphFacts& facts, ir::ValueId v,
+                     const std::vector<size_t>& backend_of,
+                     const std::vector<BackendCapabilities>& backends,
+                     std::vector<ValueCopy>& out) {
+  if (g.value(v).is_constant()) return;
+  const ir::NodeId producer = facts.producers[v];
+  const size_t src = producer == kNoNode ? kHost : backend_of[producer];
+  const size_t first = out.size();
+  for (ir::NodeId reader : facts.readers[v]) {
+    const size_t dst = backend_of[reader];
+    if (dst == src) continue;
+    if (src == kHost && backends[dst].host_addressable) continue;
+    bool seen = false;
+    for (size_t i = first; i < out.size(); ++i) seen = seen || out[i].dst == dst;
+    if (!seen) out.push_back(ValueCopy{src, dst});
+  }
+  if (facts.is_output[v] && producer != kNoNode && !backends[src].host_addressable)
+    out.push_back(ValueCopy{src, kHost});
 }
 
 }  // namespace infer::partitioner

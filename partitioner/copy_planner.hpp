@@ -6,6 +6,7 @@
 
 #include "ir/graph.hpp"
 #include "partitioner/capability.hpp"
+#include "partitioner/graph_deps.hpp"
 #include "partitioner/partition_plan.hpp"
 
 namespace infer::partitioner {
@@ -19,5 +20,17 @@ namespace infer::partitioner {
 std::vector<CopyEdge> plan_copies(const ir::Graph& graph, const std::vector<Partition>& partitions,
                                   const std::vector<size_t>& partition_of_node,
                                   const std::vector<BackendCapabilities>& backends);
+
+// The same rules for one value, from a placement alone (node n on backend_of[n]), before
+// any grouping: the (source, destination) backend pairs it is copied between, kHost
+// standing for the host. Constants are never copied per run. Appends to `out`.
+struct ValueCopy {
+  size_t src = kHost;
+  size_t dst = kHost;
+};
+void copies_of_value(const ir::Graph& graph, const GraphFacts& facts, ir::ValueId value,
+                     const std::vector<size_t>& backend_of,
+                     const std::vector<BackendCapabilities>& backends,
+                     std::vector<ValueCopy>& out);
 
 }  // namespace infer::partitioner

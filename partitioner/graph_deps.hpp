@@ -20,4 +20,19 @@ std::vector<std::vector<ir::ValueId>> node_dependencies(const ir::Graph& graph);
 inline constexpr ir::NodeId kNoNode = UINT32_MAX;
 std::vector<ir::NodeId> value_producers(const ir::Graph& graph);
 
+// Everything the placement passes ask of the graph's structure, computed once.
+struct GraphFacts {
+  std::vector<std::vector<ir::ValueId>> deps;      // per node: node_dependencies()
+  std::vector<ir::NodeId> producers;               // per value: value_producers()
+  std::vector<std::vector<ir::NodeId>> consumers;  // per value: nodes depending on it, ascending
+  // Per value: nodes reading it as an explicit input (not through a subgraph capture),
+  // ascending: the reads that need the value copied to the reader's device.
+  std::vector<std::vector<ir::NodeId>> readers;
+  std::vector<bool> is_output;                     // per value: a graph output
+  // Per node: the producers of what it depends on and the consumers of what it makes,
+  // each once, ascending.
+  std::vector<std::vector<ir::NodeId>> neighbours;
+};
+GraphFacts graph_facts(const ir::Graph& graph);
+
 }  // namespace infer::partitioner

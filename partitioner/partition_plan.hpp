@@ -20,8 +20,13 @@ inline constexpr size_t kHost = std::numeric_limits<size_t>::max();
 struct NodeAssignment {
   size_t backend = 0;   // index into the request's backends
   bool pinned = false;  // placed by a placement pin
-  // For --explain: "example: supported", "cpu: fallback (example: unsupported op Conv)".
+  // True when the node runs elsewhere than on the first backend (in priority order) that
+  // supports it: a memory budget spilled it, or the cost model moved it.
+  bool moved = false;
+  // For --explain: "example: supported", "cpu: fallback (example: unsupported op Conv)",
+  // "moved to cpu: example island of 1 node (Relu) under the minimum of 3; ...".
   std::string reason;
+  double est_time_us = -1;  // estimated time on `backend`; < 0 when unknown
 };
 
 struct Partition {
@@ -49,6 +54,30 @@ struct CopyEdge {
   // The partitions on dst_backend that read the copied value (empty for a graph output).
   std::vector<size_t> dst_partitions;
   int64_t bytes = -1;  // -1 when the shape is not static (known only at run time)
+  double est_time_us = -1;  // the link's estimate; < 0 when unknown
+};
+
+// The cost model's view of one backend in the final plan.
+struct BackendEstimate {
+  size_t partitions = 0;
+  size_t nodes = 0;
+  double compute_us = 0;              // sum of the nodes' known time estimates
+  size_t nodes_without_estimate = 0;  // nodes whose time is unknown (not in compute_us)
+  // Constants plus peak activations resident on the backend (known sizes only), and the
+  // number of resident values whose size is known only at run time.
+  int64_t memory_bytes = 0;
+  size_t memory_values_of_unknown_size = 0;
+  int64_t memory_budget_bytes = -1;  // < 0: no budget
+};
+
+struct PlanEstimates {
+  std::vector<BackendEstimate> backends;  // indexed like PartitionPlan::backends
+  double transfer_us = 0;                 // sum of the copies' known time estimates
+  size_t copies_without_estimate = 0;
+  // Placement decisions (small islands, nodes on a boundary) the cost model could not
+  // price - a size known only at run time, or a link or time nobody estimated - and so
+  // left as priority placed them.
+  size_t undecided = 0;
 };
 
 struct PartitionPlan {
@@ -58,6 +87,7 @@ struct PartitionPlan {
   std::vector<CopyEdge> copies;
   // The partition that contains each node, indexed by NodeId.
   std::vector<size_t> partition_of_node;
+  PlanEstimates estimates;
 };
 
 }  // namespace infer::partitioner

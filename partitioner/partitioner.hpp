@@ -1,6 +1,9 @@
-// Partitioner v0: assigns each node to a backend by priority (with placement pins), groups
-// nodes into partitions whose dependency graph is acyclic, and lists the copies between
-// devices. It takes capability answers as plain data; see capability.hpp.
+// Partitioner v1: assigns each node to a backend by priority (with placement pins), spills
+// what exceeds a backend's memory budget, then lets a cost model (per-node time
+// estimates, link bandwidth and latency) move small islands and boundary nodes where that
+// saves time, groups the nodes into partitions whose dependency graph is acyclic, and
+// lists the copies between devices. It takes capability answers as plain data; see
+// capability.hpp. Every node's reason says why it landed where it did, with the numbers.
 #pragma once
 
 #include <string>
@@ -21,11 +24,34 @@ inline constexpr const char* kFallbackBackend = "cpu";
 Result<std::vector<std::string>> backend_priority(const std::vector<std::string>& requested,
                                                   bool strict);
 
+// Knobs of the cost-driven passes. The defaults are what sessions use.
+struct PartitionOptions {
+  // False: placement by priority, pins and memory budgets only (v0 behaviour).
+  bool cost_model = true;
+  // An island (connected nodes of one backend, within one partition, surrounded by other
+  // backends) with fewer nodes than this is considered for moving, as a whole, to a
+  // neighbouring backend. Three: a lone activation or a bias-add-plus-activation pair
+  // between two regions of another device costs two copies (and two synchronizations)
+  // for almost no compute, while a region of three or more usually holds a heavy op.
+  size_t min_island_nodes = 3;
+  // A move must save at least this much estimated time. Estimates are rough; a move that
+  // saves less than a microsecond is noise, and refusing it keeps plans stable.
+  double min_gain_us = 1.0;
+  // Rounds of single-node boundary moves (region growth); each round visits every
+  // boundary node once. Plans settle in one or two rounds; the cap bounds the time.
+  int max_growth_rounds = 8;
+  // When > 0, symbolic and unknown dims count as this size in the cost model (e.g. 1
+  // for a batch of one), so that graphs with a symbolic batch can be priced. 0: sizes
+  // that depend on such dims are unknown, and decisions that need them are not made.
+  int64_t assumed_symbolic_dim = 0;
+};
+
 struct PartitionRequest {
   const ir::Graph* graph = nullptr;
   std::vector<BackendCapabilities> backends;  // priority order, fallback included
   bool strict = false;                        // only changes how an unclaimed node is reported
   std::vector<Pin> pins;
+  PartitionOptions options;
 };
 
 // Errors:
@@ -33,6 +59,9 @@ struct PartitionRequest {
 //    backend that says NO for the node: InvalidArgument naming the node and the backend;
 //  - nodes no backend supports: Unsupported, ONE message listing each such node as
 //    "node 'x' (Op, domain 'd'): ..." with every backend's reason;
+//  - a memory budget that cannot be met because the nodes left on the backend are pinned
+//    or supported by no later backend: InvalidArgument naming the backend, what it
+//    needs and the budget;
 //  - capability tables that do not have one answer per node: Internal.
 Result<PartitionPlan> partition(const PartitionRequest& request);
 

@@ -22,6 +22,9 @@ struct BackendConfig {
   std::string name;
   std::vector<std::pair<std::string, std::string>> options;  // in file order
   int line = 0;  // 1-based line of the entry, for later diagnostics (0 = not from a file)
+  // `memory_budget_mb`: host-side (never passed to the plugin), the MiB of constants and
+  // peak activations the partitioner may place on this backend; >= 1 when given.
+  std::optional<int64_t> memory_budget_mb;
 };
 
 // One entry of `inputs:`: where a named model input comes from and what shape it has.
@@ -51,6 +54,7 @@ struct DeploymentConfig {
   std::vector<PlacementPin> placement;           // in file order
   std::vector<std::string> plugin_search_paths;  // resolved against the YAML file's folder
   std::optional<bool> strict;                    // true: no implicit cpu fallback for unclaimed nodes
+  std::optional<int> micro_batches;              // >= 1; splits each run's batch (SessionOptions)
   std::vector<InputSpec> inputs;                 // in file order
 };
 

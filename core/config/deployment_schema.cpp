@@ -50,14 +50,22 @@ Result<BackendConfig> read_backend(const SchemaReader& reader, const Field& item
   BackendConfig backend;
   backend.line = item.line;
   if (!item.node.IsMap()) {
-    if (!item.node.IsScalar()) return reader.expected(item, "a backend name or a map with keys name, options");
+    if (!item.node.IsScalar())
+      return reader.expected(item, "a backend name or a map with keys name, options, memory_budget_mb");
     INFER_ASSIGN_OR_RETURN(backend.name, read_backend_name(reader, item));
     return backend;
   }
-  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(item, {"name", "options"}));
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries,
+                         reader.record(item, {"name", "options", "memory_budget_mb"}));
   for (const Entry& entry : entries) {
     if (entry.key == "name") {
       INFER_ASSIGN_OR_RETURN(backend.name, read_backend_name(reader, entry.value));
+    } else if (entry.key == "memory_budget_mb") {
+      // A budget for the partitioner, not an option of the plugin: it is kept apart so
+      // that plugins never see a key they do not know. The cap (2^40 MiB) keeps the byte
+      // count within int64.
+      INFER_ASSIGN_OR_RETURN(int64_t mb, reader.integer(entry.value, 1, int64_t{1} << 40));
+      backend.memory_budget_mb = mb;
     } else {
       INFER_ASSIGN_OR_RETURN(backend.options, read_options(reader, entry.value));
     }
@@ -90,6 +98,12 @@ Status read_backends(const SchemaReader& reader, const Field& field, DeploymentC
 Status read_threads(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
   INFER_ASSIGN_OR_RETURN(int64_t threads, reader.integer(field, 1, kIntMax));
   config.threads = static_cast<int>(threads);
+  return Status::ok();
+}
+
+Status read_micro_batches(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(int64_t count, reader.integer(field, 1, kIntMax));
+  config.micro_batches = static_cast<int>(count);
   return Status::ok();
 }
 
@@ -188,7 +202,7 @@ struct Section {
   Status (*read)(const SchemaReader&, const Field&, DeploymentConfig&);
 };
 
-constexpr std::array<Section, 8> kSections{{
+constexpr std::array<Section, 9> kSections{{
     {"model", read_model},
     {"backends", read_backends},
     {"threads", read_threads},
@@ -197,6 +211,7 @@ constexpr std::array<Section, 8> kSections{{
     {"plugins", read_plugins},
     {"strict", read_strict},
     {"inputs", read_inputs},
+    {"micro_batches", read_micro_batches},
 }};
 
 }  // namespace

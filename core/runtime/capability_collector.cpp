@@ -1,5 +1,9 @@
 #include "runtime/capability_collector.hpp"
 
+#include <algorithm>
+
+#include "runtime/link_probe.hpp"
+
 namespace infer::runtime {
 namespace {
 
@@ -50,6 +54,31 @@ std::vector<partitioner::BackendCapabilities> collect_capabilities(
     tables.push_back(std::move(table));
   }
   return tables;
+}
+
+void add_cost_inputs(std::vector<partitioner::BackendCapabilities>& tables,
+                     const std::vector<Backend>& backends, const SessionOptions& options,
+                     const Logger& log) {
+  for (size_t i = 0; i < tables.size() && i < backends.size(); ++i) {
+    partitioner::BackendCapabilities& table = tables[i];
+    const Backend& b = backends[i];
+    table.throughput = b.device.props().kind == INFER_DEVICE_CPU
+                           ? partitioner::kCpuThroughput
+                           : partitioner::kAcceleratorThroughput;
+    std::vector<std::pair<std::string, std::string>> plugin_options;
+    for (const BackendOptions& o : options.backend_options) {
+      if (o.backend != b.name) continue;
+      plugin_options.insert(plugin_options.end(), o.options.begin(), o.options.end());
+      if (o.memory_budget_mb > 0)
+        table.memory_budget_bytes = std::min<int64_t>(o.memory_budget_mb, int64_t{1} << 40) << 20;
+    }
+    // With one backend nothing can move, and measuring would only slow the session down.
+    if (b.mappable || backends.size() < 2) continue;
+    if (std::optional<LinkFigures> link = link_figures(b.name, b.device, plugin_options, log)) {
+      table.host_to_device = link->host_to_device;
+      table.device_to_host = link->device_to_host;
+    }
+  }
 }
 
 }  // namespace infer::runtime

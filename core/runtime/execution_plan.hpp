@@ -87,7 +87,14 @@ struct PlanStep {
   std::vector<size_t> release_on_complete;  // every other successor
   // Predecessors released on issue: this step's stream waits for their events.
   std::vector<size_t> stream_waits;
-  std::string label;  // "partition 'p0' (cpu)", "copy of 'x' (host -> example)"
+  // Enqueued and completed on one device (an execution, an upload or a download). When a
+  // run is split into micro-batches, such a step of micro-batch i+1 is queued behind the
+  // same step of micro-batch i with a stream wait, so each step's instances form an
+  // in-order queue on the device while different steps (the copy of i+1, the compute of
+  // i) overlap.
+  bool pipelined = false;
+  std::string label;       // "partition 'p0' (cpu)", "copy of 'x' (host -> example)"
+  std::string trace_name;  // "p0", "copy 'x' (host -> example)"
 };
 
 // A graph input written into a mapped device's arena at the start of each run.

@@ -26,68 +26,114 @@ char tsan_task_handoff;
 
 namespace infer::runtime {
 
-RunState::RunState(const ExecutionPlan& plan, tbb::task_arena& arena)
+std::vector<HostInput> host_inputs_of(const std::vector<const Tensor*>& tensors) {
+  std::vector<HostInput> inputs;
+  inputs.reserve(tensors.size());
+  for (const Tensor* t : tensors)
+    inputs.push_back(HostInput{t->dtype(), t->shape(), t->data(), t->size_bytes()});
+  return inputs;
+}
+
+RunState::RunState(const ExecutionPlan& plan, tbb::task_arena& arena,
+                   std::shared_ptr<RunGroup> group)
     : plan_(plan),
       arena_(arena),
+      group_(std::move(group)),
       residents_(plan.dense_count * plan.columns()),
       steps_(plan.steps.size()),
       pending_(new std::atomic<size_t>[plan.steps.size()]) {
-  for (size_t s = 0; s < plan.steps.size(); ++s) pending_[s].store(plan.steps[s].num_predecessors);
+  // A step without predecessors still waits for one release: start()'s. So a chained
+  // step of a later micro-batch cannot be released by its chain before its run started.
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const size_t preds = plan.steps[s].num_predecessors;
+    pending_[s].store(preds == 0 ? 1 : preds);
+  }
 }
 
 RunState::~RunState() = default;
 
-Status RunState::bind_inputs(const std::vector<const Tensor*>& inputs) {
+Status RunState::bind_inputs(const std::vector<HostInput>& inputs) {
   for (size_t i = 0; i < plan_.graph_inputs.size(); ++i) {
     Resident& r = at(plan_.graph_inputs[i], kHostDevice);
     r.present = true;
-    r.dtype = static_cast<infer_dtype>(inputs[i]->dtype());
-    r.dims = inputs[i]->shape();
-    r.bytes = inputs[i]->size_bytes();
-    r.host_src = inputs[i]->data();
+    r.dtype = static_cast<infer_dtype>(inputs[i].dtype);
+    r.dims = inputs[i].dims;
+    r.bytes = inputs[i].bytes;
+    r.host_src = inputs[i].data;
   }
   for (const InputBinding& b : plan_.bindings) {
-    const Tensor& t = *inputs[b.input_index];
+    const HostInput& t = inputs[b.input_index];
     const PlanDevice& dev = plan_.devices[b.device];
-    Result<DeviceArena::Block> block = dev.arena->allocate(t.size_bytes());
+    HostWork work{"input '" + plan_.values[b.value].name + "' (host -> " + dev.backend + ")",
+                  t.bytes, TraceClock::now(), {}};
+    Result<DeviceArena::Block> block = dev.arena->allocate(t.bytes);
     if (!block.is_ok())
       return block.status().with_context("input '" + plan_.values[b.value].name + "' on " +
                                          dev.backend);
     binding_blocks_.emplace_back(b.device, *block);
-    if (t.size_bytes() > 0) std::memcpy(block->host_ptr, t.data(), t.size_bytes());
+    if (t.bytes > 0) std::memcpy(block->host_ptr, t.data, t.bytes);
+    work.end = TraceClock::now();
+    host_work_.push_back(std::move(work));
     Resident& r = at(b.value, b.device);
     r.present = true;
-    r.dtype = static_cast<infer_dtype>(t.dtype());
-    r.dims = t.shape();
-    r.bytes = t.size_bytes();
+    r.dtype = static_cast<infer_dtype>(t.dtype);
+    r.dims = t.dims;
+    r.bytes = t.bytes;
     r.block = *block;
   }
   return Status::ok();
 }
 
-Status RunState::execute() {
+void RunState::chain(std::shared_ptr<RunState> next) {
+  for (size_t s = 0; s < plan_.steps.size(); ++s)
+    if (plan_.steps[s].pipelined) next->pending_[s].fetch_add(1, std::memory_order_relaxed);
+  next_ = std::move(next);
+}
+
+void RunState::start(bool run_first_here) {
   const size_t total = plan_.steps.size();
-  if (total == 0) return Status::ok();
+  if (total == 0) {
+    // Nothing will ever call finish_step: announce the (empty) run as finished now.
+    if (group_) {
+      std::lock_guard lock(group_->mu);
+      ++group_->finished;
+      group_->cv.notify_all();
+    }
+    return;
+  }
   std::vector<size_t> ready;
   for (size_t s = 0; s < total; ++s)
-    if (plan_.steps[s].num_predecessors == 0) ready.push_back(s);
+    if (plan_.steps[s].num_predecessors == 0 &&
+        pending_[s].fetch_sub(1, std::memory_order_acq_rel) == 1)
+      ready.push_back(s);
+  if (ready.empty()) return;
+  for (size_t i = 0; i + 1 < ready.size(); ++i) dispatch(ready[i]);
+  if (!run_first_here) {
+    dispatch(ready.back());
+    return;
+  }
   // The calling thread takes one ready step itself (inside the arena, so a CPU kernel's
   // parallel_for spreads over the workers), rather than only handing work over and
   // sleeping: a model that is one CPU partition then runs without a thread switch.
-  for (size_t i = 0; i + 1 < ready.size(); ++i) dispatch(ready[i]);
-  if (!ready.empty()) {
-    // When the arena's slot for outside threads is taken (another run is in it), oneTBB
-    // hands this body to a thread already inside.
-    const size_t first = ready.back();
-    auto body = [this, first] {
-      INFER_TSAN_ACQUIRE();
-      run_step(first);
-    };
-    INFER_TSAN_RELEASE();
-    arena_.execute(body);
-  }
+  // When the arena's slot for outside threads is taken (another run is in it), oneTBB
+  // hands this body to a thread already inside.
+  const size_t first = ready.back();
+  auto body = [this, first] {
+    INFER_TSAN_ACQUIRE();
+    run_step(first);
+  };
+  INFER_TSAN_RELEASE();
+  arena_.execute(body);
+}
+
+bool RunState::finished() const {
+  std::lock_guard lock(mu_);
+  return finished_ == plan_.steps.size();
+}
+
+Status RunState::wait() {
   std::unique_lock lock(mu_);
-  done_cv_.wait(lock, [&] { return finished_ == total; });
+  done_cv_.wait(lock, [&] { return finished_ == plan_.steps.size(); });
   return first_error_;
 }
 
@@ -105,6 +151,7 @@ void RunState::run_step(size_t step) {
     return;
   }
   Status status;
+  steps_[step].t_issue = TraceClock::now();
   try {
     status = issue(step);
   } catch (const std::exception& e) {
@@ -119,12 +166,21 @@ void RunState::after_issue(size_t step, const Status& status) {
   StepRun& r = steps_[step];
   if (!status.is_ok()) fail(status);
   release(st.release_on_issue);
+  if (next_ && st.pipelined) next_->chain_release(step, r.issued ? &r.event : nullptr);
   if (!r.issued) {
+    // Synchronous (a host memcpy), failed or skipped: over now.
+    r.t_done = TraceClock::now();
+    r.ok = status.is_ok() && r.t_issue != TraceClock::time_point{};
     release(st.release_on_complete);
     finish_step();
     return;
   }
   when_complete(step, kDone, r.event);
+}
+
+void RunState::chain_release(size_t step, const PooledEvent* event) {
+  steps_[step].chain_wait = event;
+  if (pending_[step].fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(step);
 }
 
 void RunState::when_complete(size_t step, Which which, const PooledEvent& event) {
@@ -136,7 +192,9 @@ void RunState::when_complete(size_t step, Which which, const PooledEvent& event)
   if (!registered.is_ok()) {
     // Without a completion callback the only way to learn the outcome is to wait here;
     // it only happens when the plugin refused the registration.
-    deliver(step, which, event.event.wait(event.value));
+    Status waited = event.event.wait(event.value);
+    (which == kDone ? steps_[step].t_done : steps_[step].t_done1) = TraceClock::now();
+    deliver(step, which, waited);
     return;
   }
   int expected = Completion::kRegistering;
@@ -146,6 +204,7 @@ void RunState::when_complete(size_t step, Which which, const PooledEvent& event)
 }
 
 void RunState::on_event(size_t step, Which which, const Status& status) {
+  (which == kDone ? steps_[step].t_done : steps_[step].t_done1) = TraceClock::now();
   Completion& c = steps_[step].completion[which];
   c.status = status;
   int expected = Completion::kRegistering;
@@ -165,6 +224,7 @@ void RunState::on_step_complete(size_t step, const Status& status) {
   StepRun& r = steps_[step];
   if (status.is_ok()) {
     r.event_outcome = EventPool::Outcome::kReached;
+    r.ok = true;
   } else {
     r.event_outcome = EventPool::Outcome::kFailed;
     r.clean = false;
@@ -206,25 +266,40 @@ void RunState::release(const std::vector<size_t>& successors) {
 }
 
 void RunState::finish_step() {
-  std::lock_guard lock(mu_);
-  if (++finished_ == plan_.steps.size()) done_cv_.notify_all();
+  bool last = false;
+  {
+    std::lock_guard lock(mu_);
+    last = ++finished_ == plan_.steps.size();
+    if (last) done_cv_.notify_all();
+  }
+  // The group outlives this call: this run holds it, and whoever called finish_step
+  // holds this run.
+  if (last && group_) {
+    std::lock_guard lock(group_->mu);
+    ++group_->finished;
+    group_->cv.notify_all();
+  }
 }
 
 void RunState::fail(const Status& status) {
   std::lock_guard lock(mu_);
   if (first_error_.is_ok()) first_error_ = status;
   failed_.store(true, std::memory_order_release);
+  if (group_) group_->failed.store(true, std::memory_order_release);
 }
 
-Result<std::vector<Tensor>> RunState::collect_outputs(const std::vector<const Tensor*>& inputs) {
+Result<std::vector<Tensor>> RunState::collect_outputs(const std::vector<HostInput>& inputs) {
   std::vector<Tensor> out;
   out.reserve(plan_.outputs.size());
   for (const OutputSource& src : plan_.outputs) {
     const std::string& name = plan_.values[src.value].name;
     switch (src.kind) {
-      case OutputSource::Kind::kGraphInput:
-        out.push_back(inputs[src.input_index]->clone());
+      case OutputSource::Kind::kGraphInput: {
+        const HostInput& in = inputs[src.input_index];
+        INFER_ASSIGN_OR_RETURN(Tensor t, Tensor::from_bytes(in.dtype, in.dims, in.data, in.bytes));
+        out.push_back(std::move(t));
         break;
+      }
       case OutputSource::Kind::kConstant: {
         INFER_ASSIGN_OR_RETURN(
             Tensor t, Tensor::from_bytes(src.constant->dtype(), src.constant->dims(),
@@ -235,8 +310,12 @@ Result<std::vector<Tensor>> RunState::collect_outputs(const std::vector<const Te
       case OutputSource::Kind::kDevice: {
         const Resident& r = at(src.value, src.device);
         if (!r.present) return internal_error("output '" + name + "' was not produced");
+        HostWork work{"output '" + name + "' (" + plan_.devices[src.device].backend + " -> host)",
+                      r.bytes, TraceClock::now(), {}};
         Tensor t = Tensor::zeros(static_cast<DataType>(r.dtype), r.dims);
         if (r.bytes > 0) std::memcpy(t.mutable_data(), r.block.host_ptr, r.bytes);
+        work.end = TraceClock::now();
+        host_work_.push_back(std::move(work));
         out.push_back(std::move(t));
         break;
       }
@@ -252,19 +331,22 @@ Result<std::vector<Tensor>> RunState::collect_outputs(const std::vector<const Te
 }
 
 void RunState::release_resources() {
-  auto give_stream = [&](host::Stream& s, size_t device, bool clean) {
+  auto give_stream = [&](host::Stream& s, size_t device, bool clean, StreamUse use) {
     if (!s.valid()) return;
     if (clean)
-      plan_.devices[device].streams->release(std::move(s));
+      plan_.devices[device].streams->release(std::move(s), use);
     else
       s.reset();  // waits for whatever the failed work left queued
   };
   auto give_event = [&](PooledEvent& e, size_t device, EventPool::Outcome outcome) {
     if (e.event.valid()) plan_.devices[device].events->release(std::move(e), outcome);
   };
-  for (StepRun& r : steps_) {
-    give_stream(r.stream, r.stream_device, r.clean);
-    give_stream(r.stream2, r.stream2_device, r.clean);
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    StepRun& r = steps_[k];
+    const StreamUse use =
+        plan_.steps[k].kind == PlanStep::Kind::kCopy ? StreamUse::kCopy : StreamUse::kCompute;
+    give_stream(r.stream, r.stream_device, r.clean, use);
+    give_stream(r.stream2, r.stream2_device, r.clean, use);
     give_event(r.event, r.event_device, r.event_outcome);
     give_event(r.event1, r.event1_device, r.event1_outcome);
     for (auto& [device, block] : r.blocks) plan_.devices[device].arena->release(block);

@@ -54,6 +54,8 @@ std::vector<infer_event_value> RunState::waits_of(size_t step) const {
   std::vector<infer_event_value> waits;
   for (size_t w : plan_.steps[step].stream_waits)
     waits.push_back(infer_event_value{steps_[w].event.event.raw(), steps_[w].event.value});
+  if (const PooledEvent* chained = steps_[step].chain_wait)
+    waits.push_back(infer_event_value{chained->event.raw(), chained->value});
   return waits;
 }
 
@@ -63,7 +65,7 @@ Status RunState::issue_execute(size_t step) {
   const PlanDevice& dev = plan_.devices[part.device];
   StepRun& r = steps_[step];
 
-  Result<host::Stream> stream = dev.streams->acquire();
+  Result<host::Stream> stream = dev.streams->acquire(StreamUse::kCompute);
   if (!stream.is_ok()) return stream.status().with_context(st.label);
   r.stream = std::move(*stream);
   r.stream_device = part.device;
@@ -165,6 +167,7 @@ Status RunState::issue_copy(size_t step) {
                           plan_.device_name(c.src_device));
   copies_.fetch_add(1);
   copy_bytes_.fetch_add(src.bytes);
+  r.bytes = src.bytes;
 
   // The destination: a block of the destination's arena, or a new output tensor.
   Resident& dst = at(c.value, c.dst_device);
@@ -190,7 +193,7 @@ Status RunState::issue_copy(size_t step) {
   // Device work: a stream and a completion event on the device that runs it.
   const size_t run_on = st.exec_device;
   const PlanDevice& dev = plan_.devices[run_on];
-  Result<host::Stream> stream = dev.streams->acquire();
+  Result<host::Stream> stream = dev.streams->acquire(StreamUse::kCopy);
   if (!stream.is_ok()) return stream.status().with_context(st.label);
   r.stream = std::move(*stream);
   r.stream_device = run_on;
@@ -200,8 +203,11 @@ Status RunState::issue_copy(size_t step) {
   (c.mode == CopyMode::kStaged ? r.event1_device : r.event_device) = run_on;
   done = std::move(*event);
 
-  for (size_t w : st.stream_waits) {
-    Status s = r.stream.wait(steps_[w].event.event, steps_[w].event.value);
+  std::vector<const PooledEvent*> waits;
+  for (size_t w : st.stream_waits) waits.push_back(&steps_[w].event);
+  if (r.chain_wait != nullptr) waits.push_back(r.chain_wait);
+  for (const PooledEvent* w : waits) {
+    Status s = r.stream.wait(w->event, w->value);
     if (!s.is_ok()) {
       r.clean = false;
       return s.with_context(st.label);
@@ -250,8 +256,9 @@ Status RunState::issue_staged_upload(size_t step) {
   StepRun& r = steps_[step];
   Resident& dst = at(c.value, c.dst_device);
   const PlanDevice& dev = plan_.devices[c.dst_device];
+  r.t_issue2 = TraceClock::now();
 
-  Result<host::Stream> stream = dev.streams->acquire();
+  Result<host::Stream> stream = dev.streams->acquire(StreamUse::kCopy);
   if (!stream.is_ok()) return stream.status().with_context(st.label);
   r.stream2 = std::move(*stream);
   r.stream2_device = c.dst_device;

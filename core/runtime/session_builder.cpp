@@ -13,6 +13,7 @@
 #include "runtime/capability_collector.hpp"
 #include "runtime/fused_fallback.hpp"
 #include "runtime/graph_optimization.hpp"
+#include "runtime/micro_batch.hpp"
 #include "runtime/partition_compiler.hpp"
 #include "runtime/plan_report_builder.hpp"
 #include "runtime/plugin_arena_backing.hpp"
@@ -56,6 +57,9 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   if (options.threads < 0)
     return invalid_argument("threads must be 0 (one per hardware thread) or more, got " +
                             std::to_string(options.threads));
+  if (options.micro_batches < 1)
+    return invalid_argument("micro_batches must be 1 (no split) or more, got " +
+                            std::to_string(options.micro_batches));
 
   INFER_ASSIGN_OR_RETURN(ir::Model model, onnx_io::load_model(model_path));
   if (!model.graph) return internal_error("loading '" + model_path + "': no graph");
@@ -65,6 +69,8 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   if (!inputs.is_ok()) return inputs.status().with_context(where);
   Result<std::vector<TensorInfo>> outputs = signature_of(graph, graph.outputs, "output");
   if (!outputs.is_ok()) return outputs.status().with_context(where);
+  Status batchable = check_micro_batchable(*inputs, *outputs, options.micro_batches);
+  if (!batchable.is_ok()) return batchable.with_context(where);
 
   std::set<std::string> loaded_nodes;
   for (const ir::Node& n : graph.nodes()) loaded_nodes.insert(n.name);
@@ -101,8 +107,10 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   partitioner::PartitionRequest request;
   request.graph = &graph;
   request.backends = std::move(capabilities);
+  add_cost_inputs(request.backends, backends, options, log);
   request.strict = options.strict;
   request.pins = live_pins(options, loaded_nodes, graph, log);
+  request.options.cost_model = options.cost_model;
   INFER_ASSIGN_OR_RETURN(partitioner::PartitionPlan partitions, partitioner::partition(request));
 
   auto plan = std::make_unique<ExecutionPlan>();
@@ -143,6 +151,10 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   parts.plan = std::move(plan);
   parts.inputs = std::move(*inputs);
   parts.outputs = std::move(*outputs);
+  parts.micro_batches = options.micro_batches;
+  parts.trace_path = options.trace_path;
+  parts.log_sink = options.log_sink;
+  parts.log_level = options.log_level;
   return std::unique_ptr<Session>(std::make_unique<SessionImpl>(std::move(parts)));
 }
 

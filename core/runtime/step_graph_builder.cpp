@@ -76,6 +76,8 @@ Status build_step_graph(const ir::Graph& g, const partitioner::PartitionPlan& pp
     step.index = p;
     step.exec_device = step.done_device = part.device;
     step.label = "partition '" + part.name + "' (" + plan.devices[part.device].backend + ")";
+    step.trace_name = part.name;
+    step.pipelined = true;
     for (ir::ValueId v : part.outputs) writer[{v, part.device}] = p;
   }
   for (size_t c = 0; c < pp.copies.size(); ++c) {
@@ -89,9 +91,11 @@ Status build_step_graph(const ir::Graph& g, const partitioner::PartitionPlan& pp
     step.kind = PlanStep::Kind::kCopy;
     step.index = c;
     set_copy_devices(copy, step);
-    step.label = "copy of '" + g.value(edge.value).name + "' (" +
-                 plan.device_name(copy.src_device) + " -> " + plan.device_name(copy.dst_device) +
-                 ")";
+    const std::string route =
+        "(" + plan.device_name(copy.src_device) + " -> " + plan.device_name(copy.dst_device) + ")";
+    step.label = "copy of '" + g.value(edge.value).name + "' " + route;
+    step.trace_name = "copy '" + g.value(edge.value).name + "' " + route;
+    step.pipelined = step.exec_device != kHostDevice && step.exec_device == step.done_device;
     writer[{copy.value, copy.dst_device}] = num_parts + c;
     plan.copies.push_back(copy);
   }

@@ -379,7 +379,8 @@ OptimizedGraph optimized_graph(const std::string& name) {
   return g;
 }
 
-void run_model_case(const std::string& name) {
+void run_model_case(const std::string& name, const std::vector<std::string>& backends,
+                    std::unique_ptr<Session>* session_out) {
   const std::string folder = cache_dir() + "/" + name;
   std::string error;
   const std::optional<Manifest> manifest = parse_manifest(folder + "/manifest.json", error);
@@ -387,7 +388,7 @@ void run_model_case(const std::string& name) {
   std::cout << "[          ] " << name << ": " << manifest->source << "\n";
 
   SessionOptions options;
-  options.backends = {"cpu"};
+  options.backends = backends;
   options.plugin_dirs = {INFER_PLUGIN_DIR};
   const auto started = std::chrono::steady_clock::now();
   Result<std::unique_ptr<Session>> session =
@@ -413,6 +414,7 @@ void run_model_case(const std::string& name) {
     SCOPED_TRACE(name + " run " + std::to_string(r));
     check_run(**session, folder, manifest->runs[r], r);
   }
+  if (session_out) *session_out = std::move(*session);
 }
 
 }  // namespace infer::models_test

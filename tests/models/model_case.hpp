@@ -5,17 +5,23 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "infer/infer.hpp"
 
 namespace infer::models_test {
 
 // The cache folder the ctest fixture fills (INFER_MODELS_CACHE_DIR).
 std::string cache_dir();
 
-// Loads <cache>/<name>/manifest.json, creates a Session on the CPU backend and checks
-// every run; failures are reported through GoogleTest assertions with the model, run,
-// output, element index and values.
-void run_model_case(const std::string& name);
+// Loads <cache>/<name>/manifest.json, creates a Session on `backends` (in priority order)
+// and checks every run; failures are reported through GoogleTest assertions with the
+// model, run, output, element index and values. When `session_out` is given it receives
+// the session (to inspect its plan), or stays null when creation failed.
+void run_model_case(const std::string& name, const std::vector<std::string>& backends = {"cpu"},
+                    std::unique_ptr<Session>* session_out = nullptr);
 
 // Runs every run of the manifest at optimization level 0 and at level 3 and checks that
 // the outputs agree within rtol / atol (the optimizer's equivalence promise).

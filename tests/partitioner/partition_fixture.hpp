@@ -29,11 +29,18 @@ class TestGraph {
   }
   void input(const std::string& name) { g.inputs.push_back(value(name)); }
   void output(const std::string& name) { g.outputs.push_back(value(name)); }
-  void constant(const std::string& name) {
+  // A float32 constant, [2, 3] (24 bytes) unless `dims` says otherwise.
+  void constant(const std::string& name, std::vector<int64_t> dims = {2, 3}) {
     ir::ValueId id = value(name);
-    std::vector<uint8_t> bytes(4 * 6, 0);
-    g.value(id).constant =
-        std::make_shared<ir::TensorData>(DataType::kFloat32, std::vector<int64_t>{2, 3}, bytes);
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    std::vector<uint8_t> bytes(static_cast<size_t>(4 * count), 0);
+    g.value(id).shape = ir::Shape::of(dims);
+    g.value(id).constant = std::make_shared<ir::TensorData>(DataType::kFloat32, dims, bytes);
+  }
+  // Gives a value (created on first mention) another shape.
+  void shape(const std::string& name, const std::vector<int64_t>& dims) {
+    g.value(value(name)).shape = ir::Shape::of(dims);
   }
   ir::NodeId node(const std::string& name, const std::string& op,
                   const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
@@ -76,6 +83,24 @@ inline BackendCapabilities backend(const TestGraph& t, const std::string& name,
     b.nodes.push_back(c);
   }
   return b;
+}
+
+// Makes `b` a device the host cannot address, whose link takes latency_us + bytes /
+// bandwidth each way.
+inline void set_link(BackendCapabilities& b, double bandwidth_bytes_per_us, double latency_us) {
+  b.host_addressable = false;
+  b.host_to_device = LinkCost{bandwidth_bytes_per_us, latency_us};
+  b.device_to_host = LinkCost{bandwidth_bytes_per_us, latency_us};
+}
+
+// The plugin's time estimate for one node, or for every node `b` supports.
+inline void set_time(BackendCapabilities& b, const TestGraph& t, const std::string& node,
+                     double us) {
+  b.nodes.at(t.id_of(node)).est_time_us = us;
+}
+inline void set_all_times(BackendCapabilities& b, double us) {
+  for (NodeCapability& c : b.nodes)
+    if (c.supported()) c.est_time_us = us;
 }
 
 inline std::vector<std::string> nodes_of(const TestGraph& t, const Partition& p) {

@@ -21,9 +21,9 @@ Usage forms:
   infer-run --config FILE [options]  run the model the deployment file names
 
 Precedence: flags given on the command line override the deployment file (--config):
-  --backends, --threads, --strict and --opt-level replace the file's values; an --input or
-  --shape for an input replaces the file's entry for that input; --disable-pass adds to the
-  file's disabled passes. Plugin folders: --plugin-dir entries first, then the file's
+  --backends, --threads, --strict, --opt-level and --micro-batches replace the file's values;
+  an --input or --shape for an input replaces the file's entry for that input;
+  --disable-pass adds to the file's disabled passes. Plugin folders: --plugin-dir entries first, then the file's
   plugins.search_paths, then $INFER_PLUGIN_PATH and the installed plugin folder.
 
 Inputs: every model input not given with --input (or the file's inputs) is generated
@@ -45,6 +45,14 @@ Optimization: --opt-level 0 runs the graph as loaded; 1 adds the basic passes (c
   --dump-graph FILE.onnx writes the graph as it will run (fused ops keep the ai.infer
   domain) as a standalone ONNX file, e.g. to look at in Netron.
 
+Pipelining: --micro-batches N (or the file's micro_batches) splits each run's batch into N
+  equal micro-batches and pipelines them, so that the copies of one overlap the compute of
+  another; the outputs are joined again. Every input and output needs a symbolic dim 0 and
+  the batch must divide by N. --trace FILE.json writes every run's steps as a Chrome trace
+  (open it in chrome://tracing or ui.perfetto.dev): one track per device queue (compute,
+  copy h2d, copy d2h) and one for host copies; intervals span from when the host enqueued
+  a step (or saw what it waits for complete) to when the host saw it complete.
+
 Exit status: 0 on success; 1 when the model, a file or a run fails; 2 for a bad command
   line. Errors are one line on stderr: "infer-run: error: <message>".
 )";
@@ -63,6 +71,8 @@ struct Parser {
   int iterations = 50;
   int opt_level = kDefaultOptLevel;
   std::string dump_graph;
+  int micro_batches = 1;
+  std::string trace;
 
   CLI::Option* model_opt = nullptr;
   CLI::Option* config_opt = nullptr;
@@ -73,6 +83,8 @@ struct Parser {
   CLI::Option* iterations_opt = nullptr;
   CLI::Option* opt_level_opt = nullptr;
   CLI::Option* dump_graph_opt = nullptr;
+  CLI::Option* micro_batches_opt = nullptr;
+  CLI::Option* trace_opt = nullptr;
 
   Parser() {
     app.footer(kFooter);
@@ -125,6 +137,14 @@ struct Parser {
                                     "Write the graph as it will run (after optimization) to an ONNX file, e.g. "
                                     "for Netron")
                          ->type_name("FILE.onnx");
+    micro_batches_opt = app.add_option("--micro-batches", micro_batches,
+                                       "Split each run's batch (dim 0 of every input) into N micro-batches "
+                                       "pipelined across the devices (default 1: no split)")
+                            ->type_name("N");
+    trace_opt = app.add_option("--trace", trace,
+                               "Write a Chrome trace of the runs (one track per device queue) to FILE, "
+                               "for chrome://tracing or ui.perfetto.dev")
+                    ->type_name("FILE.json");
     app.add_flag("--verbose", args.verbose, "Log informational messages from the runtime and plugins to stderr");
   }
 
@@ -175,6 +195,15 @@ struct Parser {
     if (dump_graph_opt->count() > 0) {
       if (dump_graph.empty()) return invalid_argument("--dump-graph: the file name is empty");
       args.dump_graph = dump_graph;
+    }
+    if (micro_batches_opt->count() > 0) {
+      if (micro_batches < 1)
+        return invalid_argument("--micro-batches must be 1 (no split) or more, got " + std::to_string(micro_batches));
+      args.micro_batches = micro_batches;
+    }
+    if (trace_opt->count() > 0) {
+      if (trace.empty()) return invalid_argument("--trace: the file name is empty");
+      args.trace = trace;
     }
     for (const std::string& text : inputs) {
       INFER_ASSIGN_OR_RETURN(NamedValue input, parse_named_value(text, "--input"));

@@ -30,6 +30,8 @@ struct CliArgs {
   std::optional<int> opt_level;
   std::vector<std::string> disabled_passes;
   std::optional<std::string> dump_graph;  // --dump-graph FILE.onnx
+  std::optional<int> micro_batches;       // --micro-batches N
+  std::optional<std::string> trace;       // --trace FILE.json
 };
 
 // The optimization level when neither --opt-level nor the deployment file gives one:

@@ -58,6 +58,52 @@ void write_shape(JsonWriter& json, const std::vector<int64_t>& shape) {
   json.end_array();
 }
 
+// An estimate in microseconds, or null when the cost model has none.
+void write_estimate(JsonWriter& json, double us) {
+  if (us >= 0) {
+    json.value(us);
+  } else {
+    json.null();
+  }
+}
+
+// "backends" (the cost model's view of each backend) and "totals" (partitions, copies and
+// bytes per run, estimated compute and transfers), as --explain prints them.
+void write_totals(JsonWriter& json, const PlanReport& plan) {
+  json.key("backends").begin_array();
+  for (const BackendSummary& b : plan.backends) {
+    json.begin_object()
+        .key("backend").value(b.backend)
+        .key("partitions").value(b.partitions)
+        .key("nodes").value(b.nodes)
+        .key("est_compute_us").value(b.est_compute_us)
+        .key("nodes_without_estimate").value(b.nodes_without_estimate)
+        .key("est_memory_bytes").value(b.est_memory_bytes)
+        .key("memory_values_of_unknown_size").value(b.memory_values_of_unknown_size)
+        .key("memory_budget_bytes");
+    if (b.memory_budget_bytes >= 0) {
+      json.value(b.memory_budget_bytes);
+    } else {
+      json.null();
+    }
+    json.end_object();
+  }
+  json.end_array();
+  const PlanReport::CopyTotals copies = plan.copy_totals();
+  double compute = 0;
+  for (const BackendSummary& b : plan.backends) compute += b.est_compute_us;
+  json.key("totals").begin_object()
+      .key("partitions").value(plan.partitions.size())
+      .key("copies").value(copies.copies)
+      .key("copy_bytes").value(copies.known_bytes)
+      .key("copies_of_unknown_size").value(copies.unknown_size)
+      .key("est_compute_us").value(compute)
+      .key("est_transfer_us").value(plan.est_transfer_us)
+      .key("copies_without_estimate").value(plan.copies_without_estimate)
+      .key("undecided_placements").value(plan.undecided_placements)
+      .end_object();
+}
+
 void write_plan(JsonWriter& json, const PlanReport& plan) {
   json.begin_object();
   json.key("nodes").begin_array();
@@ -68,7 +114,11 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
         .key("domain").value(node.domain)
         .key("backend").value(node.backend)
         .key("reason").value(node.reason)
-        .end_object();
+        .key("pinned").value(node.pinned)
+        .key("moved").value(node.moved)
+        .key("est_time_us");
+    write_estimate(json, node.est_time_us);
+    json.end_object();
   }
   json.end_array();
   json.key("partitions").begin_array();
@@ -77,7 +127,9 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
         .key("name").value(partition.name)
         .key("backend").value(partition.backend)
         .key("node_count").value(partition.node_count)
-        .end_object();
+        .key("est_time_us");
+    write_estimate(json, partition.est_time_us);
+    json.end_object();
   }
   json.end_array();
   json.key("copies").begin_array();
@@ -92,9 +144,12 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
     } else {
       json.null();
     }
+    json.key("est_time_us");
+    write_estimate(json, copy.est_time_us);
     json.end_object();
   }
   json.end_array();
+  write_totals(json, plan);
   json.key("passes").begin_array();
   for (const std::string& pass : plan.passes) json.value(pass);
   json.end_array();

@@ -98,7 +98,9 @@ Result<RunPlan> make_run_plan(const CliArgs& args, const config::DeploymentConfi
   // trims the file's list.
   if (config != nullptr) {
     for (const config::BackendConfig& backend : config->backends) {
-      if (!backend.options.empty()) session.backend_options.push_back(BackendOptions{backend.name, backend.options});
+      if (!backend.options.empty() || backend.memory_budget_mb)
+        session.backend_options.push_back(
+            BackendOptions{backend.name, backend.options, backend.memory_budget_mb.value_or(0)});
     }
     for (const config::PlacementPin& pin : config->placement) {
       session.placement.push_back(PlacementPin{pin.node, pin.backend});
@@ -125,6 +127,12 @@ Result<RunPlan> make_run_plan(const CliArgs& args, const config::DeploymentConfi
     session.optimization_level = kDefaultOptLevel;
   }
   session.dump_graph_path = args.dump_graph.value_or("");
+  if (args.micro_batches) {
+    session.micro_batches = *args.micro_batches;
+  } else if (config != nullptr && config->micro_batches) {
+    session.micro_batches = *config->micro_batches;
+  }
+  session.trace_path = args.trace.value_or("");
 
   if (config != nullptr) session.disabled_passes = config->disabled_passes;
   for (const std::string& pass : args.disabled_passes) {

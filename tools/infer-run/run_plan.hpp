@@ -1,6 +1,6 @@
 // The merge of a deployment file (--config) and the command line into what infer-run
-// will do. Command-line values win: --backends, --threads, --strict and --opt-level
-// replace the file's; an --input or --shape for an input replaces the file's entry for
+// will do. Command-line values win: --backends, --threads, --strict, --opt-level and
+// --micro-batches replace the file's; an --input or --shape for an input replaces the file's entry for
 // that input; --disable-pass and --plugin-dir add to the file's lists (plugin folders
 // from the command line are searched first).
 #pragma once

@@ -158,6 +158,7 @@ Status execute(const RunPlan& plan_in, std::ostream& out, std::ostream& err, Log
     INFER_ASSIGN_OR_RETURN(outputs, run_once(*session, feed.tensors, &stats, &report.run_ms));
     if (plan.explain) report.run_stats = stats;
   }
+  if (!plan.session.trace_path.empty()) INFER_RETURN_IF_ERROR(session->write_trace());
   logs.flush(err);
 
   for (const NamedTensor& output : outputs) report.outputs.push_back(OutputReport{output.name, to_host_array(output.tensor), ""});

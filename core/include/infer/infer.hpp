@@ -72,6 +72,10 @@ using LogSink = std::function<void(LogLevel, const std::string&)>;
 struct BackendOptions {
   std::string backend;
   std::vector<std::pair<std::string, std::string>> options;  // passed to the plugin
+  // Host-side, not passed to the plugin: the partitioner keeps the constants plus peak
+  // activations it places on this backend under this many MiB, spilling the latest nodes
+  // to the next backend. <= 0: no budget.
+  int64_t memory_budget_mb = 0;
 };
 
 struct PlacementPin {
@@ -96,8 +100,22 @@ struct SessionOptions {
   std::vector<std::string> plugin_dirs;
   std::vector<BackendOptions> backend_options;
   std::vector<PlacementPin> placement;
+  // The partitioner's cost model: moves small islands and boundary nodes to another
+  // backend when the estimated compute and transfer times say it pays (DESIGN.md §4).
+  // False: placement by backend priority, pins and memory budgets only.
+  bool cost_model = true;
   LogSink log_sink;                 // default: warnings and errors to stderr
   LogLevel log_level = LogLevel::kWarning;
+  // Splits every run's batch (dim 0 of every input) into this many equal micro-batches,
+  // pipelined through the plan so that the copies of one overlap the compute of
+  // another, and joins the outputs along dim 0 again. 1: no split. With more, every
+  // model input and output must have a symbolic dim 0 (checked by Session::create), and
+  // each run's batch must divide by it.
+  int micro_batches = 1;
+  // When set, every run's steps are recorded and written there as Chrome trace JSON
+  // (chrome://tracing, ui.perfetto.dev): one track per device queue. Written by
+  // Session::write_trace and when the session is destroyed.
+  std::string trace_path;
 };
 
 // What the partitioner decided, for --explain.
@@ -106,20 +124,43 @@ struct NodePlacement {
   std::string op_type;
   std::string domain;
   std::string backend;
-  std::string reason;  // "cpu: supported", "example: unsupported op Conv; fell back to cpu"
+  // "cpu: supported", "cpu: fallback (example: unsupported op Softmax)", "moved to cpu:
+  // example island of 1 node (Relu) under the minimum of 3; a 3.1 MiB transfer (210.0 us)
+  // costs more than the 12.0 us it saves on example", "example: supported; kept: moving
+  // to cpu saves 50.0 us but adds a 1.2 MiB transfer (300.0 us)".
+  std::string reason;
+  double est_time_us = -1;  // the cost model's estimate on `backend`; < 0 when unknown
+  bool pinned = false;      // placed by a placement pin
+  bool moved = false;       // not on its priority backend (memory budget or cost model)
 };
 
 struct PartitionSummary {
   std::string name;
   std::string backend;
   size_t node_count = 0;
+  double est_time_us = -1;  // sum of its nodes' estimates; < 0 when one is unknown
 };
 
 struct CopySummary {
   std::string tensor;
   std::string from_backend;
   std::string to_backend;
-  int64_t bytes = -1;  // -1 when the shape is symbolic until a run
+  int64_t bytes = -1;       // -1 when the shape is symbolic until a run
+  double est_time_us = -1;  // the link's estimate; < 0 when unknown
+};
+
+// The cost model's totals for one backend the session uses.
+struct BackendSummary {
+  std::string backend;
+  size_t partitions = 0;
+  size_t nodes = 0;
+  double est_compute_us = 0;          // sum of the known node estimates
+  size_t nodes_without_estimate = 0;  // not in est_compute_us
+  // Constants plus peak activations resident on the backend (values of known size), and
+  // how many resident values have a size known only at run time.
+  int64_t est_memory_bytes = 0;
+  size_t memory_values_of_unknown_size = 0;
+  int64_t memory_budget_bytes = -1;  // < 0: no budget
 };
 
 struct PlanReport {
@@ -137,6 +178,23 @@ struct PlanReport {
   // "node 'fc1' (ai.infer:FusedGemm): decomposed (example runs its decomposition and comes
   // before cpu)".
   std::vector<std::string> decomposed;
+  // Per backend that runs a partition, in priority order; empty for a report not built
+  // by a session (then to_text() prints no estimates).
+  std::vector<BackendSummary> backends;
+  double est_transfer_us = 0;          // sum of the copies' known estimates
+  size_t copies_without_estimate = 0;  // copies whose time is unknown
+  // Small islands and boundary nodes the cost model could not price (sizes known only
+  // at run time, or no link estimate), left where priority placed them.
+  size_t undecided_placements = 0;
+
+  // Copies and bytes per run: bytes of the copies whose size is static, and how many
+  // copies have a size known only at run time.
+  struct CopyTotals {
+    size_t copies = 0;
+    int64_t known_bytes = 0;
+    size_t unknown_size = 0;
+  };
+  CopyTotals copy_totals() const;
   std::string to_text() const;      // the --explain rendering
 };
 
@@ -145,6 +203,7 @@ struct RunStats {
   size_t copies = 0;
   size_t copy_bytes = 0;
   double wall_ms = 0;
+  size_t micro_batches = 1;  // the micro-batches the run was split into (1: not split)
 };
 
 class Session {
@@ -164,6 +223,10 @@ class Session {
   // in declaration order. Safe to call from several threads at once.
   virtual Result<std::vector<NamedTensor>> run(const std::vector<NamedTensor>& inputs,
                                                RunStats* stats = nullptr) = 0;
+
+  // Writes the trace of the runs so far to SessionOptions::trace_path (replacing the
+  // file). Fails when no trace_path was set, or naming the file it cannot write.
+  virtual Status write_trace() { return invalid_argument("write_trace: no trace_path was set"); }
 
   virtual const PlanReport& plan() const = 0;
   // Backends that received at least one partition, in priority order.

@@ -23,11 +23,11 @@ const ErrorCase kErrorCases[] = {
     // Unknown keys, at every level that has a fixed set of keys.
     {"UnknownTopLevelKey", "model: m.onnx\nthreads: 2\noptimisation:\n  level: 1\n",
      "x.yaml:3: unknown key 'optimisation' (expected one of: model, backends, threads, optimization, placement, "
-     "plugins, strict, inputs)"},
+     "plugins, strict, inputs, micro_batches)"},
     {"UnknownOptimizationKey", "optimization:\n  level: 1\n  disabled: [cse]\n",
      "x.yaml:3: unknown key 'optimization.disabled' (expected one of: level, disabled_passes)"},
     {"UnknownBackendKey", "backends:\n  - cpu\n  - name: example\n    option:\n      a: 1\n",
-     "x.yaml:4: unknown key 'backends[1].option' (expected one of: name, options)"},
+     "x.yaml:4: unknown key 'backends[1].option' (expected one of: name, options, memory_budget_mb)"},
     {"UnknownInputKey", "inputs:\n  image:\n    path: a.npy\n",
      "x.yaml:3: unknown key 'inputs.image.path' (expected one of: file, shape)"},
     {"UnknownPluginsKey", "strict: true\nplugins:\n  paths: [a]\n",
@@ -85,7 +85,7 @@ const ErrorCase kErrorCases[] = {
     // backends
     {"BackendsScalar", "backends: cpu\n", "x.yaml:1: 'backends' must be a list, got 'cpu'"},
     {"BackendItemList", "backends:\n  - [cpu]\n",
-     "x.yaml:2: 'backends[0]' must be a backend name or a map with keys name, options, got a list"},
+     "x.yaml:2: 'backends[0]' must be a backend name or a map with keys name, options, memory_budget_mb, got a list"},
     {"DuplicateBackend", "backends:\n  - cpu\n  - name: example\n  - name: cpu\n    options: {a: 1}\n",
      "x.yaml:4: duplicate backend 'cpu' in 'backends' (first listed on line 2)"},
     {"UppercaseBackendName", "backends:\n  - cpu\n  - CUDA\n",

@@ -191,4 +191,22 @@ const infer_attr_view* node_attr(const infer_node_view& node, const char* key);
 // ceil(a / b) for positive b, as a workgroup count.
 inline uint32_t div_up(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
+// ---- Added by the runtime: helpers for kernels (src/ops/op_util.cpp) -----------------
+// The largest workgroup count per grid dimension every Vulkan device supports.
+constexpr uint32_t kMaxGroupsPerDim = 65535;
+// Sets up `d` to run `invocations` threads in workgroups of `local_size` (a 1-D
+// workgroup): spec constants 0..2 become {local_size, 1, 1} (entries from 3 on are kept)
+// and the workgroups fold into a 2-D grid so no dimension exceeds kMaxGroupsPerDim. The
+// shader gets its thread's flat index from infer_flat_index() in
+// shaders/include/indexing.glsl and must skip indices >= invocations (the grid rounds up).
+void set_grid_1d(Dispatch& d, uint64_t invocations, uint32_t local_size = 256);
+// Numpy broadcasting of two shapes; false when they do not broadcast.
+bool broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b,
+                      std::vector<int64_t>* out);
+// Element strides of `dims` as read for an output of shape `out_dims` under numpy
+// broadcasting: right-aligned, 0 where the input dim is 1 (or missing) and the output's
+// is not. Returns out_dims.size() entries.
+std::vector<int64_t> broadcast_strides(std::span<const int64_t> dims,
+                                       std::span<const int64_t> out_dims);
+
 }  // namespace infer::vk

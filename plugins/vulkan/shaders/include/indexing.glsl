@@ -1,0 +1,13 @@
+// Thread indexing shared by the shaders (runtime-owned helpers).
+#ifndef INFER_VK_INDEXING_GLSL
+#define INFER_VK_INDEXING_GLSL
+
+// The flat index of this thread in a dispatch set up with set_grid_1d() (op_kernel.hpp):
+// a 1-D workgroup (local_size_x) and workgroups folded into a 2-D grid. The grid rounds
+// up, so a shader must skip indices at or beyond its element count.
+uint infer_flat_index() {
+  return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
+         gl_LocalInvocationID.x;
+}
+
+#endif
