@@ -86,9 +86,13 @@ TEST(VulkanModels, MobileNetV2MatchesTheReferenceOnVulkan) {
   expect_on_vulkan(*session, {"FusedConv"});
 }
 
-// BERT-tiny is not here yet: on vulkan,cpu its outputs are wrong because of a known bug of
-// the elementwise kernels on outputs longer than one workgroup (issue 6 is open; see
-// tests/conformance/expected_failures_vulkan.txt, test_erf).
+TEST(VulkanModels, BertTinyMatchesTheReferenceOnVulkan) {
+  SKIP_WITHOUT_VULKAN();
+  std::unique_ptr<Session> session;
+  run_model_case("bert_tiny", kVulkanFirst, &session);
+  ASSERT_TRUE(session);
+  expect_on_vulkan(*session, {"FusedMatMul", "LayerNormalization"});
+}
 
 // The LSTM has no Vulkan kernel: it runs on the CPU, the rest where it may.
 TEST(VulkanModels, LstmMatchesTheReferenceWithTheCpuFallback) {

@@ -235,6 +235,94 @@ TEST_F(ExecuteTest, ConcurrentExecutionsOnSeveralStreams) {
   for (int t = 0; t < 4; ++t) EXPECT_EQ(errors[size_t(t)], "") << "thread " << t;
 }
 
+// The host's pattern for results: execute on one stream signalling an event, the
+// device-to-host copy on another stream that waits for it. The copy must see the
+// finished result, however long the compute takes. Sizes above one workgroup (256
+// threads) matter: a shader indexing bug once left every element past ~257 unwritten.
+TEST_F(ExecuteTest, CopyOnAnotherStreamWaitsForTheExecution) {
+  const infer_plugin_api* a = api();
+  for (int64_t n : {261, 1536, 4096, 65536}) {
+    GraphBuilder g;
+    const infer_graph_view* graph = g.single_node_graph(
+        "Mul", {TensorSpec::f32("x", {n}), TensorSpec::f32("y", {n})}, {TensorSpec::f32("z", {n})});
+    StatusInfo st;
+    auto compiled = CompiledGraph::compile(vk(), graph, &st, device());
+    ASSERT_TRUE(compiled) << st.message;
+    std::vector<float> x(static_cast<size_t>(n)), y(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      x[size_t(i)] = 1.0f + static_cast<float>(i % 97);
+      y[size_t(i)] = 2.0f + static_cast<float>(i % 13);
+    }
+    const size_t bytes = static_cast<size_t>(n) * 4;
+    infer_buffer *bx = nullptr, *by = nullptr, *bz = nullptr;
+    ASSERT_TRUE(upload(vk(), device(), x.data(), bytes, &bx, false).ok());
+    ASSERT_TRUE(upload(vk(), device(), y.data(), bytes, &by, false).ok());
+    ASSERT_TRUE(take_status(a->buffer_alloc(device(), INFER_MEMORY_DEVICE_LOCAL, bytes, 256, &bz)).ok());
+    infer_stream *compute = nullptr, *copy = nullptr;
+    infer_event *done = nullptr, *copied = nullptr;
+    ASSERT_TRUE(take_status(a->stream_create(device(), &compute)).ok());
+    ASSERT_TRUE(take_status(a->stream_create(device(), &copy)).ok());
+    ASSERT_TRUE(take_status(a->event_create(device(), &done)).ok());
+    ASSERT_TRUE(take_status(a->event_create(device(), &copied)).ok());
+    int64_t dims[1] = {n};
+    infer_tensor in[2] = {};
+    for (int i = 0; i < 2; ++i) {
+      in[i].struct_size = sizeof(infer_tensor);
+      in[i].dtype = INFER_DTYPE_FLOAT32;
+      in[i].rank = 1;
+      in[i].dims = dims;
+      in[i].buffer = i ? by : bx;
+      in[i].size_bytes = bytes;
+    }
+    struct Ctx {
+      infer_buffer* out;
+      size_t bytes;
+    } ctx{bz, bytes};
+    auto alloc = [](void* c, size_t, infer_dtype, size_t, const int64_t*, infer_tensor* o) -> infer_status* {
+      auto* x = static_cast<Ctx*>(c);
+      *o = infer_tensor{};
+      o->struct_size = sizeof *o;
+      o->buffer = x->out;
+      o->size_bytes = x->bytes;
+      return nullptr;
+    };
+    infer_event_value signal{done, 1};
+    infer_execute_args args{};
+    args.struct_size = sizeof args;
+    args.num_inputs = 2;
+    args.inputs = in;
+    args.num_outputs = 1;
+    args.alloc_output = alloc;
+    args.alloc_ctx = &ctx;
+    args.num_signals = 1;
+    args.signals = &signal;
+    ASSERT_TRUE(take_status(a->execute(compiled->executable(), compute, &args)).ok());
+    std::vector<float> z(static_cast<size_t>(n), -1.0f);
+    ASSERT_TRUE(take_status(a->stream_wait(copy, done, 1)).ok());
+    infer_copy_region r{};
+    r.struct_size = sizeof r;
+    r.src_buffer = bz;
+    r.dst_host = z.data();
+    r.size_bytes = bytes;
+    ASSERT_TRUE(take_status(a->copy_batch(copy, &r, 1)).ok());
+    ASSERT_TRUE(take_status(a->stream_signal(copy, copied, 1)).ok());
+    ASSERT_TRUE(take_status(a->event_wait(copied, 1, 60ull * 1000 * 1000 * 1000)).ok());
+    int wrong = 0;
+    int64_t first = -1;
+    for (int64_t i = 0; i < n; ++i)
+      if (z[size_t(i)] != x[size_t(i)] * y[size_t(i)]) {
+        if (first < 0) first = i;
+        ++wrong;
+      }
+    EXPECT_EQ(wrong, 0) << "n=" << n << ": first wrong element " << first << " = " << (first >= 0 ? z[size_t(first)] : 0.0f);
+    a->stream_destroy(compute);
+    a->stream_destroy(copy);
+    a->event_destroy(done);
+    a->event_destroy(copied);
+    for (infer_buffer* b : {bx, by, bz}) a->buffer_free(b);
+  }
+}
+
 TEST_F(ExecuteTest, CompileRefusesUnsupportedNodesNamingThem) {
   GraphBuilder g;
   const infer_graph_view* graph = g.single_node_graph(

@@ -1,6 +1,7 @@
 // The elementwise family against the cpu plugin: binary ops with every broadcasting
 // pattern, comparisons, Where, unary ops and activations, Clip, Cast; and the capability
 // answers for what the family does not take.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -165,6 +166,27 @@ TEST_F(ElementwiseTest, CastFloatToFloatCopies) {
       "Cast", {TensorSpec::f32("x", {3, 3})}, {TensorSpec::f32("y", {3, 3})},
       {AttrSpec::Int("to", INFER_DTYPE_FLOAT32)});
   expect_same_as_cpu(graph, 11, 0, 0);
+}
+
+TEST_F(ElementwiseTest, ManyWorkgroupsAndTheFoldedGrid) {
+  // More threads than one workgroup, and more workgroups than one grid row holds
+  // (65535 x 256 threads): set_grid_1d folds them into a second grid dimension, and the
+  // shaders' infer_flat_index() must unfold them. Checked against std::max directly
+  // (the cpu plugin would only add time on 17M elements).
+  for (int64_t n : {int64_t{257}, int64_t{5000}, int64_t{65535} * 256 + 1000}) {
+    GraphBuilder g;
+    const infer_graph_view* graph =
+        g.single_node_graph("Relu", {TensorSpec::f32("x", {n})}, {TensorSpec::f32("y", {n})});
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = static_cast<float>(i % 1001) - 500.0f;
+    RunResult r = run_vk(graph, {HostTensor::f32({n}, x)});
+    ASSERT_TRUE(r.ok()) << r.status.message;
+    std::vector<float> y = r.outputs[0].as<float>();
+    int64_t first_bad = -1;
+    for (int64_t i = 0; i < n && first_bad < 0; ++i)
+      if (y[size_t(i)] != std::max(x[size_t(i)], 0.0f)) first_bad = i;
+    EXPECT_EQ(first_bad, -1) << "n=" << n;
+  }
 }
 
 TEST_F(ElementwiseTest, CapabilitySaysNoWithReasons) {
