@@ -41,6 +41,13 @@ struct PlacementPin {
   int line = 0;  // 1-based line of the pin (0 = not from a file)
 };
 
+// `partitioner:`: knobs of the cost-driven placement (SessionOptions has the defaults).
+struct PartitionerConfig {
+  std::optional<bool> cost_model;              // false: priority, pins and budgets only
+  std::optional<int64_t> min_island_nodes;     // >= 1; islands smaller than this may move
+  std::optional<int64_t> assumed_symbolic_dim; // >= 1; size the cost model gives symbolic dims
+};
+
 // A parsed and validated deployment file. Absent keys keep their empty or nullopt value,
 // so the caller can tell "not given" (use the built-in default or a CLI flag) from
 // "given" and decide precedence itself.
@@ -56,6 +63,8 @@ struct DeploymentConfig {
   std::optional<bool> strict;                    // true: no implicit cpu fallback for unclaimed nodes
   std::optional<int> micro_batches;              // >= 1; splits each run's batch (SessionOptions)
   std::vector<InputSpec> inputs;                 // in file order
+  std::string trace;                             // Chrome trace file, resolved like `model`; "" if absent
+  PartitionerConfig partitioner;
 };
 
 // Reads and validates the deployment file at `path`. Relative paths inside it are

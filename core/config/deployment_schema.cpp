@@ -107,6 +107,32 @@ Status read_micro_batches(const SchemaReader& reader, const Field& field, Deploy
   return Status::ok();
 }
 
+Status read_trace(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(config.trace, reader.path(field));
+  return Status::ok();
+}
+
+// The partitioner's knobs. They are host-side (no plugin sees them) and each has a
+// SessionOptions default, so a missing key keeps that default.
+Status read_partitioner(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries,
+                         reader.record(field, {"cost_model", "min_island_nodes", "assumed_symbolic_dim"}));
+  PartitionerConfig& out = config.partitioner;
+  for (const Entry& entry : entries) {
+    if (entry.key == "cost_model") {
+      INFER_ASSIGN_OR_RETURN(bool on, reader.boolean(entry.value));
+      out.cost_model = on;
+    } else if (entry.key == "min_island_nodes") {
+      INFER_ASSIGN_OR_RETURN(int64_t nodes, reader.integer(entry.value, 1, kIntMax));
+      out.min_island_nodes = nodes;
+    } else {
+      INFER_ASSIGN_OR_RETURN(int64_t dim, reader.integer(entry.value, 1, kIntMax));
+      out.assumed_symbolic_dim = dim;
+    }
+  }
+  return Status::ok();
+}
+
 Status read_optimization(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
   INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries, reader.record(field, {"level", "disabled_passes"}));
   for (const Entry& entry : entries) {
@@ -202,7 +228,7 @@ struct Section {
   Status (*read)(const SchemaReader&, const Field&, DeploymentConfig&);
 };
 
-constexpr std::array<Section, 9> kSections{{
+constexpr std::array<Section, 11> kSections{{
     {"model", read_model},
     {"backends", read_backends},
     {"threads", read_threads},
@@ -212,6 +238,8 @@ constexpr std::array<Section, 9> kSections{{
     {"strict", read_strict},
     {"inputs", read_inputs},
     {"micro_batches", read_micro_batches},
+    {"trace", read_trace},
+    {"partitioner", read_partitioner},
 }};
 
 }  // namespace

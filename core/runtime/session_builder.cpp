@@ -60,6 +60,9 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   if (options.micro_batches < 1)
     return invalid_argument("micro_batches must be 1 (no split) or more, got " +
                             std::to_string(options.micro_batches));
+  if (options.assumed_symbolic_dim < 0)
+    return invalid_argument("assumed_symbolic_dim must be 0 (off) or more, got " +
+                            std::to_string(options.assumed_symbolic_dim));
 
   INFER_ASSIGN_OR_RETURN(ir::Model model, onnx_io::load_model(model_path));
   if (!model.graph) return internal_error("loading '" + model_path + "': no graph");
@@ -111,6 +114,8 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   request.strict = options.strict;
   request.pins = live_pins(options, loaded_nodes, graph, log);
   request.options.cost_model = options.cost_model;
+  request.options.min_island_nodes = options.min_island_nodes;
+  request.options.assumed_symbolic_dim = options.assumed_symbolic_dim;
   INFER_ASSIGN_OR_RETURN(partitioner::PartitionPlan partitions, partitioner::partition(request));
 
   auto plan = std::make_unique<ExecutionPlan>();

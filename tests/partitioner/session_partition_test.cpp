@@ -228,6 +228,45 @@ TEST_F(SessionPartition, SymbolicSizesKeepThePriorityPlacementAndSaySo) {
       << text;
 }
 
+// SessionOptions::assumed_symbolic_dim prices the symbolic batch as 2: the placement is
+// then the one of the fixed batch-2 model (the first test), with the same moves. The
+// compute figures in the reasons differ: the example plugin gives no estimate for a
+// symbolic shape, so the host's roofline for its device kind stands in for it.
+TEST_F(SessionPartition, AnAssumedSymbolicDimPricesTheSymbolicModelLikeTheFixedOne) {
+  SessionOptions o = tree_options({"example", "cpu"});
+  o.assumed_symbolic_dim = 2;
+  auto symbolic = create(mixed_model(-1), o);
+  auto fixed = create(mixed_model(2), tree_options({"example", "cpu"}));
+  ASSERT_NE(symbolic, nullptr);
+  ASSERT_NE(fixed, nullptr);
+  const PlanReport& a = symbolic->plan();
+  const PlanReport& b = fixed->plan();
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    EXPECT_EQ(a.nodes[i].backend, b.nodes[i].backend) << a.nodes[i].node;
+    EXPECT_EQ(a.nodes[i].moved, b.nodes[i].moved) << a.nodes[i].node;
+    const std::string kind = b.nodes[i].reason.substr(0, b.nodes[i].reason.find(" saves"));
+    EXPECT_EQ(a.nodes[i].reason.rfind(kind, 0), 0u) << a.nodes[i].reason << " vs " << kind;
+  }
+  EXPECT_NE(a.nodes[4].reason.find("a 64 B transfer (2.00 ms)"), std::string::npos) << a.nodes[4].reason;
+  EXPECT_EQ(a.partitions.size(), 1u);
+  EXPECT_EQ(a.undecided_placements, 0u);
+
+  o.assumed_symbolic_dim = -1;
+  EXPECT_FALSE(Session::create(mixed_model(-1), o).is_ok());
+}
+
+// min_island_nodes = 1 turns the island pass off: no reason speaks of an island, and
+// any move comes from the boundary pass.
+TEST_F(SessionPartition, MinIslandNodesOfOneTurnsIslandMergingOff) {
+  SessionOptions o = tree_options({"example", "cpu"});
+  o.min_island_nodes = 1;
+  auto session = create(mixed_model(2), o);
+  ASSERT_NE(session, nullptr);
+  for (const NodePlacement& n : session->plan().nodes)
+    EXPECT_EQ(n.reason.find("island"), std::string::npos) << n.node << ": " << n.reason;
+}
+
 TEST_F(SessionPartition, MemoryBudgetSpillsTheLatestNodesToCpu) {
   // x[1,512] -> mm (W: 512x512 float32, 1 MiB) -> relu -> y, under a 1 MiB budget on the
   // example device: 1 MiB of W plus 4 KiB of activations (two 2 KiB values at a time).

@@ -78,6 +78,38 @@ TEST(CliPipeline, TheFilesMicroBatchesAreUsedUnlessTheFlagOverrides) {
   EXPECT_NE(bad.status().message().find("micro_batches"), std::string::npos) << bad.status().message();
 }
 
+// The file's trace is resolved against the file's folder and the flag replaces it; the
+// partitioner knobs reach the session options and leave the defaults alone when absent.
+TEST(CliPipeline, TheFilesTraceAndPartitionerKeysReachTheSession) {
+  Result<config::DeploymentConfig> config = config::parse_config(
+      "model: m.onnx\ntrace: out/run.json\npartitioner:\n  cost_model: false\n  min_island_nodes: 5\n"
+      "  assumed_symbolic_dim: 8\n",
+      "d.yaml", "/deploy");
+  ASSERT_TRUE(config.is_ok()) << config.status().message();
+  CliArgs args;
+  Result<RunPlan> from_file = make_run_plan(args, &*config);
+  ASSERT_TRUE(from_file.is_ok()) << from_file.status().message();
+  EXPECT_EQ(from_file->session.trace_path, "/deploy/out/run.json");
+  EXPECT_FALSE(from_file->session.cost_model);
+  EXPECT_EQ(from_file->session.min_island_nodes, 5u);
+  EXPECT_EQ(from_file->session.assumed_symbolic_dim, 8);
+
+  args.trace = "flag.json";
+  Result<RunPlan> from_flag = make_run_plan(args, &*config);
+  ASSERT_TRUE(from_flag.is_ok()) << from_flag.status().message();
+  EXPECT_EQ(from_flag->session.trace_path, "flag.json");
+
+  Result<config::DeploymentConfig> bare = config::parse_config("model: m.onnx\n", "d.yaml", "");
+  ASSERT_TRUE(bare.is_ok()) << bare.status().message();
+  Result<RunPlan> defaults = make_run_plan(CliArgs{}, &*bare);
+  ASSERT_TRUE(defaults.is_ok()) << defaults.status().message();
+  const SessionOptions reference;
+  EXPECT_EQ(defaults->session.trace_path, "");
+  EXPECT_EQ(defaults->session.cost_model, reference.cost_model);
+  EXPECT_EQ(defaults->session.min_island_nodes, reference.min_island_nodes);
+  EXPECT_EQ(defaults->session.assumed_symbolic_dim, reference.assumed_symbolic_dim);
+}
+
 std::vector<float> floats_of(const HostArray& a) {
   std::vector<float> v(a.bytes.size() / sizeof(float));
   std::memcpy(v.data(), a.bytes.data(), v.size() * sizeof(float));

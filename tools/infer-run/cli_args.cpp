@@ -21,7 +21,7 @@ Usage forms:
   infer-run --config FILE [options]  run the model the deployment file names
 
 Precedence: flags given on the command line override the deployment file (--config):
-  --backends, --threads, --strict, --opt-level and --micro-batches replace the file's values;
+  --backends, --threads, --strict, --opt-level, --micro-batches and --trace replace the file's values;
   an --input or --shape for an input replaces the file's entry for that input;
   --disable-pass adds to the file's disabled passes. Plugin folders: --plugin-dir entries first, then the file's
   plugins.search_paths, then $INFER_PLUGIN_PATH and the installed plugin folder.
@@ -48,7 +48,7 @@ Optimization: --opt-level 0 runs the graph as loaded; 1 adds the basic passes (c
 Pipelining: --micro-batches N (or the file's micro_batches) splits each run's batch into N
   equal micro-batches and pipelines them, so that the copies of one overlap the compute of
   another; the outputs are joined again. Every input and output needs a symbolic dim 0 and
-  the batch must divide by N. --trace FILE.json writes every run's steps as a Chrome trace
+  the batch must divide by N. --trace FILE.json (or the file's trace) writes every run's steps as a Chrome trace
   (open it in chrome://tracing or ui.perfetto.dev): one track per device queue (compute,
   copy h2d, copy d2h) and one for host copies; intervals span from when the host enqueued
   a step (or saw what it waits for complete) to when the host saw it complete.

@@ -132,7 +132,17 @@ Result<RunPlan> make_run_plan(const CliArgs& args, const config::DeploymentConfi
   } else if (config != nullptr && config->micro_batches) {
     session.micro_batches = *config->micro_batches;
   }
-  session.trace_path = args.trace.value_or("");
+  if (args.trace) {
+    session.trace_path = *args.trace;
+  } else if (config != nullptr) {
+    session.trace_path = config->trace;
+  }
+  if (config != nullptr) {
+    const config::PartitionerConfig& part = config->partitioner;
+    if (part.cost_model) session.cost_model = *part.cost_model;
+    if (part.min_island_nodes) session.min_island_nodes = static_cast<size_t>(*part.min_island_nodes);
+    if (part.assumed_symbolic_dim) session.assumed_symbolic_dim = *part.assumed_symbolic_dim;
+  }
 
   if (config != nullptr) session.disabled_passes = config->disabled_passes;
   for (const std::string& pass : args.disabled_passes) {

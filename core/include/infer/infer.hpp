@@ -104,6 +104,14 @@ struct SessionOptions {
   // backend when the estimated compute and transfer times say it pays (DESIGN.md §4).
   // False: placement by backend priority, pins and memory budgets only.
   bool cost_model = true;
+  // With the cost model: an island (connected nodes of one backend between regions of
+  // others) with fewer nodes than this is considered for moving as a whole to a
+  // neighbour; 0 or 1 turns island merging off.
+  size_t min_island_nodes = 3;
+  // With the cost model: when > 0, symbolic dims (e.g. a `batch` input dim) count as this
+  // size, so a model with a symbolic batch can be priced; 0 leaves sizes that depend on
+  // them unknown, and no move that needs them is made.
+  int64_t assumed_symbolic_dim = 0;
   LogSink log_sink;                 // default: warnings and errors to stderr
   LogLevel log_level = LogLevel::kWarning;
   // Splits every run's batch (dim 0 of every input) into this many equal micro-batches,

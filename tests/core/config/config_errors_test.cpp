@@ -23,13 +23,16 @@ const ErrorCase kErrorCases[] = {
     // Unknown keys, at every level that has a fixed set of keys.
     {"UnknownTopLevelKey", "model: m.onnx\nthreads: 2\noptimisation:\n  level: 1\n",
      "x.yaml:3: unknown key 'optimisation' (expected one of: model, backends, threads, optimization, placement, "
-     "plugins, strict, inputs, micro_batches)"},
+     "plugins, strict, inputs, micro_batches, trace, partitioner)"},
     {"UnknownOptimizationKey", "optimization:\n  level: 1\n  disabled: [cse]\n",
      "x.yaml:3: unknown key 'optimization.disabled' (expected one of: level, disabled_passes)"},
     {"UnknownBackendKey", "backends:\n  - cpu\n  - name: example\n    option:\n      a: 1\n",
      "x.yaml:4: unknown key 'backends[1].option' (expected one of: name, options, memory_budget_mb)"},
     {"UnknownInputKey", "inputs:\n  image:\n    path: a.npy\n",
      "x.yaml:3: unknown key 'inputs.image.path' (expected one of: file, shape)"},
+    {"UnknownPartitionerKey", "partitioner:\n  cost_model: false\n  min_island: 2\n",
+     "x.yaml:3: unknown key 'partitioner.min_island' (expected one of: cost_model, min_island_nodes, "
+     "assumed_symbolic_dim)"},
     {"UnknownPluginsKey", "strict: true\nplugins:\n  paths: [a]\n",
      "x.yaml:3: unknown key 'plugins.paths' (expected one of: search_paths)"},
 
@@ -107,6 +110,16 @@ const ErrorCase kErrorCases[] = {
     {"PinToBadBackendName", "placement:\n  conv1: GPU\n",
      "x.yaml:2: 'placement.conv1' must be a backend name of lowercase letters, digits and '_' ([a-z0-9_]+), got "
      "'GPU'"},
+
+    // trace and partitioner
+    {"TraceList", "trace: [a.json]\n", "x.yaml:1: 'trace' must be a non-empty string, got a list"},
+    {"PartitionerScalar", "partitioner: off\n", "x.yaml:1: 'partitioner' must be a map, got 'off'"},
+    {"CostModelWord", "partitioner:\n  cost_model: off\n",
+     "x.yaml:2: 'partitioner.cost_model' must be true or false, got 'off'"},
+    {"MinIslandZero", "partitioner:\n  min_island_nodes: 0\n",
+     "x.yaml:2: 'partitioner.min_island_nodes' must be an integer >= 1, got '0'"},
+    {"AssumedDimNegative", "partitioner:\n  assumed_symbolic_dim: -4\n",
+     "x.yaml:2: 'partitioner.assumed_symbolic_dim' must be an integer >= 1, got '-4'"},
 
     // plugins
     {"SearchPathsScalar", "plugins:\n  search_paths: lib\n",

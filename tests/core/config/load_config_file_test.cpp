@@ -73,7 +73,7 @@ TEST(LoadConfigFile, SchemaErrorNamesFileLineAndKey) {
   EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(config.status().message(), path +
                                            ":4: unknown key 'optimisation' (expected one of: model, backends, "
-                                           "threads, optimization, placement, plugins, strict, inputs, micro_batches)");
+                                           "threads, optimization, placement, plugins, strict, inputs, micro_batches, trace, partitioner)");
 }
 
 TEST(LoadConfigFile, SyntaxErrorNamesFileAndLine) {

@@ -6,8 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "onnx_model_writer.hpp"
-#include "session_fixture.hpp"
+#include "mixed_model.hpp"
 
 namespace infer {
 namespace {
@@ -16,43 +15,7 @@ using testing::max_abs_diff;
 using testing::OnnxModelWriter;
 using testing::tree_options;
 
-constexpr int64_t kN = 4;  // features
-
-std::vector<float> weights() {
-  std::vector<float> w(kN * kN);
-  for (int64_t i = 0; i < kN * kN; ++i) w[i] = 0.25f * static_cast<float>((i * 7) % 5) - 0.5f;
-  return w;
-}
-const std::vector<float> kBias = {0.1f, -0.2f, 0.3f, 0.05f};
-
-// x[batch,4] -> r = Relu(x @ W + b) (example) -> s = Softmax(r) (cpu only) -> y = s * x + r
-// (example). Outputs y and s. With example,cpu: x up, r down, s up, y down.
-std::string write_mixed_model(const std::string& file, bool fixed_batch = false) {
-  OnnxModelWriter w;
-  if (fixed_batch)
-    w.input("x", {8, kN});
-  else
-    w.input("x", {-1, kN}, {"batch"});
-  w.initializer("W", {kN, kN}, weights());
-  w.initializer("b", {kN}, kBias);
-  w.node("mm", "MatMul", {"x", "W"}, {"mm_out"});
-  w.node("bias", "Add", {"mm_out", "b"}, {"h"});
-  w.node("relu", "Relu", {"h"}, {"r"});
-  auto* sm = w.node("softmax", "Softmax", {"r"}, {"s"});
-  OnnxModelWriter::int_attr(sm, "axis", -1);
-  w.node("mul", "Mul", {"s", "x"}, {"m"});
-  w.node("sum", "Add", {"m", "r"}, {"y"});
-  if (fixed_batch) {
-    w.output("y", {8, kN});
-    w.output("s", {8, kN});
-  } else {
-    w.output("y", {-1, kN}, {"batch"});
-    w.output("s", {-1, kN}, {"batch"});
-  }
-  const std::string path = testing::temp_path(file);
-  EXPECT_TRUE(w.save(path));
-  return path;
-}
+constexpr int64_t kN = testing::kMixedFeatures;
 
 // Two inputs that share the batch: out = x * z + z.
 std::string write_two_input_model() {
@@ -65,35 +28,6 @@ std::string write_two_input_model() {
   const std::string path = testing::temp_path("infer_mb_two_inputs.onnx");
   EXPECT_TRUE(w.save(path));
   return path;
-}
-
-// The maths of the mixed model in double precision, by hand.
-void reference(const std::vector<float>& x, int64_t batch, std::vector<float>& y,
-               std::vector<float>& s) {
-  const std::vector<float> W = weights();
-  y.assign(batch * kN, 0);
-  s.assign(batch * kN, 0);
-  for (int64_t b = 0; b < batch; ++b) {
-    double r[kN];
-    for (int64_t j = 0; j < kN; ++j) {
-      double acc = kBias[j];
-      for (int64_t k = 0; k < kN; ++k) acc += double(x[b * kN + k]) * W[k * kN + j];
-      r[j] = acc > 0 ? acc : 0;
-    }
-    double mx = r[0], sum = 0, e[kN];
-    for (int64_t j = 1; j < kN; ++j) mx = std::max(mx, r[j]);
-    for (int64_t j = 0; j < kN; ++j) sum += e[j] = std::exp(r[j] - mx);
-    for (int64_t j = 0; j < kN; ++j) {
-      s[b * kN + j] = static_cast<float>(e[j] / sum);
-      y[b * kN + j] = static_cast<float>(e[j] / sum * x[b * kN + j] + r[j]);
-    }
-  }
-}
-
-std::vector<float> input_values(int64_t count, float phase) {
-  std::vector<float> x(count);
-  for (int64_t i = 0; i < count; ++i) x[i] = std::sin(0.7f * static_cast<float>(i) + phase) * 2.0f;
-  return x;
 }
 
 Tensor tensor_of(const std::vector<float>& x, std::vector<int64_t> shape) {
@@ -109,7 +43,7 @@ SessionOptions split_options(std::vector<std::string> backends, int micro_batche
 }
 
 TEST(MicroBatchTest, SplitRunsMatchTheUnsplitRunAndTheReference) {
-  const std::string path = write_mixed_model("infer_mb_mixed.onnx");
+  const std::string path = testing::write_mixed_model("infer_mb_mixed.onnx");
   for (const std::vector<std::string>& backends :
        {std::vector<std::string>{"example", "cpu"}, std::vector<std::string>{"cpu"}}) {
     auto whole = Session::create(path, tree_options(backends));
@@ -122,9 +56,9 @@ TEST(MicroBatchTest, SplitRunsMatchTheUnsplitRunAndTheReference) {
       auto split = Session::create(path, o);
       ASSERT_TRUE(split.is_ok()) << split.status().message();
       for (int64_t batch : {int64_t{count}, int64_t{2} * count, int64_t{3} * count}) {
-        const std::vector<float> x = input_values(batch * kN, 0.1f * static_cast<float>(batch));
+        const std::vector<float> x = testing::mixed_input_values(batch * kN, 0.1f * static_cast<float>(batch));
         std::vector<float> y_ref, s_ref;
-        reference(x, batch, y_ref, s_ref);
+        testing::mixed_reference(x, batch, y_ref, s_ref);
         RunStats split_stats, whole_stats;
         auto a = (*split)->run({{"x", tensor_of(x, {batch, kN})}}, &split_stats);
         auto b = (*whole)->run({{"x", tensor_of(x, {batch, kN})}}, &whole_stats);
@@ -162,8 +96,8 @@ TEST(MicroBatchTest, InputsSharingTheBatchAreSplitTogether) {
   auto session = Session::create(path, split_options({"cpu"}, 3));
   ASSERT_TRUE(session.is_ok()) << session.status().message();
   const int64_t batch = 6;
-  const std::vector<float> x = input_values(batch * 3, 0.2f);
-  const std::vector<float> z = input_values(batch * 3, 1.3f);
+  const std::vector<float> x = testing::mixed_input_values(batch * 3, 0.2f);
+  const std::vector<float> z = testing::mixed_input_values(batch * 3, 1.3f);
   auto out = (*session)->run({{"x", tensor_of(x, {batch, 3})}, {"z", tensor_of(z, {batch, 3})}});
   ASSERT_TRUE(out.is_ok()) << out.status().message();
   ASSERT_EQ((*out)[0].tensor.shape(), (std::vector<int64_t>{batch, 3}));
@@ -198,7 +132,7 @@ TEST(MicroBatchTest, BadBatchesAreRefusedNamingTheInput) {
 }
 
 TEST(MicroBatchTest, ModelsWithoutASymbolicBatchAreRefusedAtCreate) {
-  const std::string path = write_mixed_model("infer_mb_fixed.onnx", /*fixed_batch=*/true);
+  const std::string path = testing::write_mixed_model("infer_mb_fixed.onnx", /*fixed_batch=*/8);
   auto fixed = Session::create(path, split_options({"cpu"}, 2));
   ASSERT_FALSE(fixed.is_ok());
   EXPECT_EQ(fixed.status().code(), StatusCode::kInvalidArgument);
@@ -217,7 +151,7 @@ TEST(MicroBatchTest, ModelsWithoutASymbolicBatchAreRefusedAtCreate) {
 TEST(MicroBatchTest, AFailingMicroBatchNamesItselfAndTheSessionKeepsWorking) {
   // 1 MiB of device memory cannot take x of a 65536-row micro-batch (1 MiB): the upload of
   // a micro-batch fails, the others skip their remaining steps.
-  const std::string path = write_mixed_model("infer_mb_fail.onnx");
+  const std::string path = testing::write_mixed_model("infer_mb_fail.onnx");
   SessionOptions o = split_options({"example", "cpu"}, 2);
   o.backend_options = {{"example", {{"memory_mb", "1"}}}};
   auto session = Session::create(path, o);
@@ -230,9 +164,9 @@ TEST(MicroBatchTest, AFailingMicroBatchNamesItselfAndTheSessionKeepsWorking) {
   EXPECT_NE(m.find(" of 2: "), std::string::npos) << m;
 
   for (int i = 0; i < 3; ++i) {
-    const std::vector<float> x = input_values(4 * kN, 0.5f);
+    const std::vector<float> x = testing::mixed_input_values(4 * kN, 0.5f);
     std::vector<float> y_ref, s_ref;
-    reference(x, 4, y_ref, s_ref);
+    testing::mixed_reference(x, 4, y_ref, s_ref);
     auto ok = (*session)->run({{"x", tensor_of(x, {4, kN})}});
     ASSERT_TRUE(ok.is_ok()) << ok.status().message();
     EXPECT_LE(max_abs_diff((*ok)[0].tensor, y_ref.data(), 4 * kN), 1e-5f);

@@ -7,77 +7,20 @@
 #include <cstring>
 #include <thread>
 
-#include "onnx_model_writer.hpp"
-#include "session_fixture.hpp"
+#include "mixed_model.hpp"
 
 namespace infer {
 namespace {
 
 using testing::max_abs_diff;
-using testing::OnnxModelWriter;
 using testing::tree_options;
 
-constexpr int64_t kN = 4;  // features
+constexpr int64_t kN = testing::kMixedFeatures;
 
-std::vector<float> weights() {
-  std::vector<float> w(kN * kN);
-  for (int64_t i = 0; i < kN * kN; ++i) w[i] = 0.25f * static_cast<float>((i * 7) % 5) - 0.5f;
-  return w;
+void reference(const std::vector<float>& x, int64_t batch, std::vector<float>& y, std::vector<float>& s) {
+  testing::mixed_reference(x, batch, y, s);
 }
-const std::vector<float> kBias = {0.1f, -0.2f, 0.3f, 0.05f};
-
-// x[batch,4] -> mm = x @ W -> h = mm + b -> r = Relu(h) -> s = Softmax(r) (cpu only)
-// -> m = s * x -> y = m + r. Outputs y (made on the example device) and s (on cpu).
-std::string write_model() {
-  OnnxModelWriter w;
-  w.input("x", {-1, kN}, {"batch"});
-  w.initializer("W", {kN, kN}, weights());
-  w.initializer("b", {kN}, kBias);
-  w.node("mm", "MatMul", {"x", "W"}, {"mm_out"});
-  w.node("bias", "Add", {"mm_out", "b"}, {"h"});
-  w.node("relu", "Relu", {"h"}, {"r"});
-  auto* sm = w.node("softmax", "Softmax", {"r"}, {"s"});
-  OnnxModelWriter::int_attr(sm, "axis", -1);
-  w.node("mul", "Mul", {"s", "x"}, {"m"});
-  w.node("sum", "Add", {"m", "r"}, {"y"});
-  w.output("y", {-1, kN}, {"batch"});
-  w.output("s", {-1, kN}, {"batch"});
-  const std::string path = testing::temp_path("infer_runtime_mixed.onnx");
-  EXPECT_TRUE(w.save(path));
-  return path;
-}
-
-// The same maths in double precision, written out by hand.
-void reference(const std::vector<float>& x, int64_t batch, std::vector<float>& y,
-               std::vector<float>& s) {
-  const std::vector<float> W = weights();
-  y.assign(batch * kN, 0);
-  s.assign(batch * kN, 0);
-  for (int64_t b = 0; b < batch; ++b) {
-    double r[kN];
-    for (int64_t j = 0; j < kN; ++j) {
-      double acc = kBias[j];
-      for (int64_t k = 0; k < kN; ++k) acc += double(x[b * kN + k]) * W[k * kN + j];
-      r[j] = acc > 0 ? acc : 0;
-    }
-    double mx = r[0], sum = 0;
-    for (int64_t j = 1; j < kN; ++j) mx = std::max(mx, r[j]);
-    double e[kN];
-    for (int64_t j = 0; j < kN; ++j) sum += e[j] = std::exp(r[j] - mx);
-    for (int64_t j = 0; j < kN; ++j) {
-      const double sj = e[j] / sum;
-      s[b * kN + j] = static_cast<float>(sj);
-      y[b * kN + j] = static_cast<float>(sj * x[b * kN + j] + r[j]);
-    }
-  }
-}
-
-std::vector<float> input_values(int64_t batch, float phase) {
-  std::vector<float> x(batch * kN);
-  for (int64_t i = 0; i < batch * kN; ++i)
-    x[i] = std::sin(0.7f * static_cast<float>(i) + phase) * 2.0f;
-  return x;
-}
+std::vector<float> input_values(int64_t batch, float phase) { return testing::mixed_input_values(batch * kN, phase); }
 
 Tensor tensor_of(const std::vector<float>& x, int64_t batch) {
   auto t = Tensor::from_bytes(DataType::kFloat32, {batch, kN}, x.data(), x.size() * sizeof(float));
@@ -87,7 +30,7 @@ Tensor tensor_of(const std::vector<float>& x, int64_t batch) {
 
 class MixedModelTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { path_ = new std::string(write_model()); }
+  static void SetUpTestSuite() { path_ = new std::string(testing::write_mixed_model("infer_runtime_mixed.onnx")); }
   static void TearDownTestSuite() { delete path_; }
   static std::string* path_;
 };
