@@ -5,7 +5,10 @@
 //
 // MaxPool takes float16/32/64, int8 and uint8; the averaging pools take the float types.
 // Half-precision inputs are compared and summed in float/double and rounded once on store.
-// float32 GlobalAveragePool sums each plane with the SIMD library's vector sum.
+// float32 GlobalAveragePool sums each plane with the SIMD library's vector sum, and
+// float32 2-D MaxPool (without the Indices output) and AveragePool run on the SIMD
+// library's pool2d, which takes every window attribute (its average sums in float, not
+// double: a few ulps apart); the rest stays on the generic loop here.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,6 +19,7 @@
 #include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "simd/pool.hpp"
 #include "simd/vec.hpp"
 #include "spatial.hpp"
 
@@ -170,6 +174,28 @@ void global_planes(const PoolParams& prm, int64_t n, const T* x, T* y, size_t p0
   }
 }
 
+// The SIMD library's description of a 2-D MaxPool or AveragePool window.
+simd::Pool2dShape pool2d_shape(const PoolParams& prm, const Window& w) {
+  simd::Pool2dShape s;
+  s.kind = prm.kind == Kind::kMax ? simd::PoolKind::kMax : simd::PoolKind::kAverage;
+  s.in_h = w.in[0];
+  s.in_w = w.in[1];
+  s.out_h = w.out[0];
+  s.out_w = w.out[1];
+  s.k_h = w.kernel[0];
+  s.k_w = w.kernel[1];
+  s.s_h = w.stride[0];
+  s.s_w = w.stride[1];
+  s.d_h = w.dilation[0];
+  s.d_w = w.dilation[1];
+  s.pad_top = w.pad_begin[0];
+  s.pad_left = w.pad_begin[1];
+  s.pad_bottom = w.pad_end[0];
+  s.pad_right = w.pad_end[1];
+  s.count_include_pad = prm.count_include_pad;
+  return s;
+}
+
 bool is_global(Kind k) {
   return k == Kind::kGlobalMax || k == Kind::kGlobalAverage || k == Kind::kGlobalLp;
 }
@@ -217,6 +243,16 @@ class PoolKernel final : public Kernel {
     T* y = Y->mut<T>();
     int64_t* idx = I ? I->mut<int64_t>() : nullptr;
     const PoolParams& prm = prm_;
+    if constexpr (std::is_same_v<T, float>) {
+      if (w.rank() == 2 && ((prm.kind == Kind::kMax && idx == nullptr) || prm.kind == Kind::kAverage)) {
+        const simd::Pool2dShape s = pool2d_shape(prm, w);
+        if (simd::pool2d_supports(s)) {
+          HostThreads threads(ctx.host());
+          simd::pool2d(kernel_isa(), threads, s, x, y, static_cast<size_t>(planes));
+          return Status::ok();
+        }
+      }
+    }
     ctx.parallel_for(static_cast<size_t>(planes),
                      grain_for(static_cast<size_t>(out_n * g.k[0] * g.k[1] * g.k[2])),
                      [&](size_t p0, size_t p1) { pool_planes<T>(prm, g, x, y, idx, p0, p1); });
