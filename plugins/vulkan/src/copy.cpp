@@ -45,14 +45,7 @@ MaybeFailure enqueue_copies(Stream& stream, const infer_copy_region* regions, si
       return failure(INFER_STATUS_INVALID_ARGUMENT,
                      "vulkan: copy_batch region " + std::to_string(i) + ": " + what);
     };
-    if (!INFER_HAS_FIELD(&r, infer_copy_region, size_bytes))
-      return invalid("struct_size " + std::to_string(r.struct_size) + " is too small");
-    if ((r.src_host == nullptr) == (r.src_buffer == nullptr))
-      return invalid("set exactly one of src_host and src_buffer");
-    if ((r.dst_host == nullptr) == (r.dst_buffer == nullptr))
-      return invalid("set exactly one of dst_host and dst_buffer");
-    if (r.src_host != nullptr && r.dst_host != nullptr)
-      return invalid("host-to-host copies are not the device's business (use memcpy)");
+    if (std::optional<std::string> why = sdk::check_copy_region(r)) return invalid(*why);
     const Buffer* src = r.src_buffer ? from_handle(r.src_buffer) : nullptr;
     const Buffer* dst = r.dst_buffer ? from_handle(r.dst_buffer) : nullptr;
     if (src && &src->device() != &device) return invalid("src_buffer belongs to another device");

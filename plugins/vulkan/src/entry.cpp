@@ -1,13 +1,12 @@
 // The ABI surface of the Vulkan plugin: the one exported symbol and the function table.
 //
 // Every function here is a thin C shim: it checks the pointers it was given, calls into
-// the C++ objects, and converts the result into an infer_status* through the host. Each
-// body runs inside sdk::guarded, so no C++ exception ever crosses the ABI.
-#include <chrono>
+// the C++ objects, and converts the result into an infer_status* through the host. The
+// SDK's sdk::EntryPoint (plugin_glue.hpp) words the "is NULL" errors and runs each body
+// inside sdk::guarded, so no C++ exception ever crosses the ABI.
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "capability.hpp"
@@ -17,7 +16,9 @@
 namespace infer::vk {
 namespace {
 
-infer_status* result(const sdk::Host& host, const MaybeFailure& f) { return to_status(host, f); }
+sdk::EntryPoint entry(const sdk::Host& host, const char* function) {
+  return sdk::EntryPoint(host, "vulkan", function);
+}
 
 // An enum the host passed, as its raw integer. A C host may pass any int; in C++, reading
 // a value outside the enumerators' range through the enum type is undefined behaviour
@@ -28,10 +29,6 @@ int raw_enum(const E& e) {
   int v;
   std::memcpy(&v, &e, sizeof v);
   return v;
-}
-
-infer_status* null_argument(const sdk::Host& host, const char* function, const char* name) {
-  return host.error(INFER_STATUS_INVALID_ARGUMENT, "vulkan: %s: %s is NULL", function, name);
 }
 
 // ---- Plugin instance -----------------------------------------------------------------
@@ -47,11 +44,8 @@ infer_status* plugin_create(const infer_host_services* services, infer_plugin** 
       !services->status_code || !services->status_message)
     return host.status(INFER_STATUS_INVALID_ARGUMENT,
                        "vulkan: the host services table lacks the status services");
-  return sdk::guarded(host, [&]() -> infer_status* {
-    std::unique_ptr<Plugin> plugin;
-    if (MaybeFailure f = Plugin::create(services, &plugin)) return result(host, f);
-    *out = to_handle(plugin.release());
-    return nullptr;
+  return entry(host, "plugin_create").run([&] {
+    return sdk::make_handle<Plugin>(out, [&](auto* p) { return Plugin::create(services, p); });
   });
 }
 
@@ -61,10 +55,13 @@ void plugin_destroy(infer_plugin* plugin) { delete from_handle(plugin); }
 
 infer_status* get_devices(infer_plugin* p, infer_device** devices, size_t capacity, size_t* count) {
   Plugin* plugin = from_handle(p);
-  if (count == nullptr) return null_argument(plugin->host(), "get_devices", "count");
+  const auto call = entry(plugin->host(), "get_devices");
+  if (count == nullptr) return call.null_argument("count");
   *count = 0;
-  return sdk::guarded(plugin->host(), [&]() -> infer_status* {
-    if (MaybeFailure f = plugin->ensure_initialized()) return result(plugin->host(), f);
+  // Devices are found on first use (opening the loader is slow), and a machine without
+  // any is UNAVAILABLE with the reason the probe gave.
+  return call.run([&]() -> infer_status* {
+    if (MaybeFailure f = plugin->ensure_initialized()) return to_status(plugin->host(), f);
     const auto& all = plugin->devices();
     if (all.empty())
       return plugin->host().status(INFER_STATUS_UNAVAILABLE, plugin->unavailable_reason());
@@ -77,7 +74,7 @@ infer_status* get_devices(infer_plugin* p, infer_device** devices, size_t capaci
 
 infer_status* device_get_props(infer_device* d, infer_device_props* out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "device_get_props", "out");
+  if (out == nullptr) return entry(device->host(), "device_get_props").null_argument("out");
   device->fill_props(out);
   return nullptr;
 }
@@ -87,12 +84,9 @@ infer_status* device_get_props(infer_device* d, infer_device_props* out) {
 infer_status* query_capability_fn(infer_device* d, const infer_node_view* node,
                                   infer_capability* out) {
   Device* device = from_handle(d);
-  if (node == nullptr || out == nullptr)
-    return null_argument(device->host(), "query_capability", "node or out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    query_capability(*device, *node, out);
-    return nullptr;
-  });
+  const auto call = entry(device->host(), "query_capability");
+  if (node == nullptr || out == nullptr) return call.null_argument("node or out");
+  return call.run([&] { query_capability(*device, *node, out); });
 }
 
 // ---- Memory --------------------------------------------------------------------------
@@ -100,18 +94,17 @@ infer_status* query_capability_fn(infer_device* d, const infer_node_view* node,
 infer_status* buffer_alloc(infer_device* d, infer_memory_kind kind, size_t size, size_t alignment,
                            infer_buffer** out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "buffer_alloc", "out");
+  const auto call = entry(device->host(), "buffer_alloc");
+  if (out == nullptr) return call.null_argument("out");
   const int raw_kind = raw_enum(kind);
   if (raw_kind < INFER_MEMORY_DEVICE_LOCAL || raw_kind > INFER_MEMORY_HOST_PINNED)
-    return device->host().error(INFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan: buffer_alloc: unknown memory kind %d", raw_kind);
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    std::unique_ptr<Buffer> buffer;
-    if (MaybeFailure f = Buffer::create(*device, kind, size, alignment,
-                                        "a buffer of " + std::to_string(size) + " bytes", &buffer))
-      return result(device->host(), f);
-    *out = to_handle(buffer.release());
-    return nullptr;
+    return call.error(INFER_STATUS_INVALID_ARGUMENT,
+                      "unknown memory kind " + std::to_string(raw_kind));
+  return call.run([&] {
+    return sdk::make_handle<Buffer>(out, [&](auto* b) {
+      return Buffer::create(*device, kind, size, alignment,
+                            "a buffer of " + std::to_string(size) + " bytes", b);
+    });
   });
 }
 
@@ -120,7 +113,7 @@ void buffer_free(infer_buffer* buffer) { delete from_handle(buffer); }
 infer_status* buffer_map(infer_buffer* b, void** host_ptr) {
   Buffer* buffer = from_handle(b);
   const sdk::Host& host = buffer->device().host();
-  if (host_ptr == nullptr) return null_argument(host, "buffer_map", "host_ptr");
+  if (host_ptr == nullptr) return entry(host, "buffer_map").null_argument("host_ptr");
   // UNSUPPORTED, not an error of the caller: the host reacts by copying through a stream.
   if (!buffer->host_mappable())
     return host.status(INFER_STATUS_UNSUPPORTED,
@@ -132,16 +125,19 @@ infer_status* buffer_map(infer_buffer* b, void** host_ptr) {
 }
 
 // ---- Streams -------------------------------------------------------------------------
+// Streams and events are shared with the submissions in flight, so their handles are
+// holders of a shared_ptr (handles.hpp).
 
 infer_status* stream_create(infer_device* d, infer_stream** out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "stream_create", "out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
+  const auto call = entry(device->host(), "stream_create");
+  if (out == nullptr) return call.null_argument("out");
+  return call.run([&]() -> MaybeFailure {
     auto handle = std::make_unique<StreamHandle>();
-    if (MaybeFailure f = Stream::create(*device, &handle->stream)) return result(device->host(), f);
+    if (MaybeFailure f = Stream::create(*device, &handle->stream)) return f;
     device->scheduler().add_stream(handle->stream);
     *out = to_handle(handle.release());
-    return nullptr;
+    return std::nullopt;
   });
 }
 
@@ -154,15 +150,17 @@ void stream_destroy(infer_stream* s) {
 }
 
 // ---- Timeline events -----------------------------------------------------------------
+// Counter, sticky failure, waits and callbacks are sdk::Timeline's (event.hpp).
 
 infer_status* event_create(infer_device* d, infer_event** out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "event_create", "out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    auto handle = std::make_unique<EventHandle>();
-    if (MaybeFailure f = Event::create(*device, &handle->event)) return result(device->host(), f);
-    *out = to_handle(handle.release());
-    return nullptr;
+  const auto call = entry(device->host(), "event_create");
+  if (out == nullptr) return call.null_argument("out");
+  return call.run([&] {
+    return sdk::make_handle<EventHandle>(out, [&](auto* handle) -> MaybeFailure {
+      *handle = std::make_unique<EventHandle>();
+      return Event::create(*device, &(*handle)->event);
+    });
   });
 }
 
@@ -174,100 +172,76 @@ void event_destroy(infer_event* e) {
   delete handle;
 }
 
-infer_status* check_event(Stream& stream, infer_event* event, const char* function) {
-  const sdk::Host& host = stream.device().host();
-  if (event == nullptr) return null_argument(host, function, "event");
+// The event of a stream_signal / stream_wait: present, and of the stream's device.
+infer_status* check_event(const sdk::EntryPoint& call, Stream& stream, infer_event* event) {
+  if (event == nullptr) return call.null_argument("event");
   if (&from_handle(event)->event->device() != &stream.device())
-    return host.error(INFER_STATUS_INVALID_ARGUMENT,
-                      "vulkan: %s: the event belongs to another device than the stream", function);
+    return call.error(INFER_STATUS_INVALID_ARGUMENT,
+                      "the event belongs to another device than the stream");
   return nullptr;
 }
 
 infer_status* stream_signal(infer_stream* s, infer_event* event, uint64_t value) {
   Stream& stream = *from_handle(s)->stream;
-  if (infer_status* st = check_event(stream, event, "stream_signal")) return st;
-  return sdk::guarded(stream.device().host(), [&]() -> infer_status* {
+  const auto call = entry(stream.device().host(), "stream_signal");
+  if (infer_status* st = check_event(call, stream, event)) return st;
+  return call.run([&] {
     Work work;
     work.signals.push_back({from_handle(event)->event, value});
     stream.enqueue(std::move(work));
-    return nullptr;
   });
 }
 
 infer_status* stream_wait(infer_stream* s, infer_event* event, uint64_t value) {
   Stream& stream = *from_handle(s)->stream;
-  if (infer_status* st = check_event(stream, event, "stream_wait")) return st;
-  return sdk::guarded(stream.device().host(), [&]() -> infer_status* {
-    stream.add_wait({from_handle(event)->event, value});
-    return nullptr;
-  });
+  const auto call = entry(stream.device().host(), "stream_wait");
+  if (infer_status* st = check_event(call, stream, event)) return st;
+  return call.run([&] { stream.add_wait({from_handle(event)->event, value}); });
 }
 
 infer_status* event_signal_host(infer_event* e, uint64_t value) {
   Event& event = *from_handle(e)->event;
-  return sdk::guarded(event.device().host(), [&]() -> infer_status* {
-    return result(event.device().host(), event.signal_from_host(value));
+  return entry(event.host(), "event_signal_host").run([&] {
+    return event.signal_from_host(value);
   });
 }
 
 infer_status* event_wait(infer_event* e, uint64_t value, uint64_t timeout_ns) {
-  Event& event = *from_handle(e)->event;
-  const sdk::Host& host = event.device().host();
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  // UINT64_MAX means forever; so, in practice, does anything beyond a century, and
-  // capping there keeps the deadline arithmetic from overflowing.
-  constexpr uint64_t kCentury = uint64_t{100} * 365 * 24 * 3600 * 1000000000ull;
-  if (timeout_ns < kCentury)
-    deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
-  Failure f;
-  switch (event.wait(value, deadline, &f)) {
-    case Event::WaitResult::kReached:
-      return nullptr;
-    case Event::WaitResult::kFailed:
-      return to_status(host, f);
-    case Event::WaitResult::kTimedOut:
-      break;
-  }
-  return host.error(INFER_STATUS_TIMEOUT, "vulkan: event_wait for value %llu timed out after %llu ns",
-                    static_cast<unsigned long long>(value),
-                    static_cast<unsigned long long>(timeout_ns));
+  return from_handle(e)->event->wait_status(value, timeout_ns);
 }
 
 infer_status* event_query(infer_event* e, uint64_t* value) {
   Event& event = *from_handle(e)->event;
-  if (value == nullptr) return null_argument(event.device().host(), "event_query", "value");
-  return result(event.device().host(), event.query(value));
+  if (value == nullptr) return entry(event.host(), "event_query").null_argument("value");
+  return to_status(event.host(), event.query(value));
 }
 
 infer_status* event_on_complete(infer_event* e, uint64_t value, infer_event_callback_fn cb,
                                 void* user) {
   Event& event = *from_handle(e)->event;
-  if (cb == nullptr) return null_argument(event.device().host(), "event_on_complete", "cb");
-  return sdk::guarded(event.device().host(), [&]() -> infer_status* {
-    event.on_complete(value, cb, user);
-    return nullptr;
-  });
+  const auto call = entry(event.host(), "event_on_complete");
+  if (cb == nullptr) return call.null_argument("cb");
+  return call.run([&] { event.on_complete(value, cb, user); });
 }
 
 // ---- Copies --------------------------------------------------------------------------
 
 infer_status* copy_batch(infer_stream* s, const infer_copy_region* regions, size_t count) {
   Stream& stream = *from_handle(s)->stream;
-  if (regions == nullptr && count > 0)
-    return null_argument(stream.device().host(), "copy_batch", "regions");
-  return sdk::guarded(stream.device().host(), [&]() -> infer_status* {
-    return result(stream.device().host(), enqueue_copies(stream, regions, count));
-  });
+  const auto call = entry(stream.device().host(), "copy_batch");
+  if (regions == nullptr && count > 0) return call.null_argument("regions");
+  return call.run([&] { return enqueue_copies(stream, regions, count); });
 }
 
 infer_status* copy_cost(infer_device* d, infer_copy_direction direction, infer_copy_cost* out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "copy_cost", "out");
+  const auto call = entry(device->host(), "copy_cost");
+  if (out == nullptr) return call.null_argument("out");
   const int raw_direction = raw_enum(direction);
   if (raw_direction < INFER_COPY_HOST_TO_DEVICE || raw_direction > INFER_COPY_DEVICE_TO_DEVICE)
-    return device->host().error(INFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan: copy_cost: unknown copy direction %d", raw_direction);
-  return result(device->host(), device->fill_copy_cost(direction, out));
+    return call.error(INFER_STATUS_INVALID_ARGUMENT,
+                      "unknown copy direction " + std::to_string(raw_direction));
+  return to_status(device->host(), device->fill_copy_cost(direction, out));
 }
 
 // ---- Executables ---------------------------------------------------------------------
@@ -275,14 +249,12 @@ infer_status* copy_cost(infer_device* d, infer_copy_direction direction, infer_c
 infer_status* compile(infer_device* d, const infer_graph_view* graph,
                       const infer_compile_options* options, infer_executable** out) {
   Device* device = from_handle(d);
-  if (graph == nullptr || out == nullptr)
-    return null_argument(device->host(), "compile", "graph or out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    std::unique_ptr<Executable> executable;
-    if (MaybeFailure f = Executable::compile(*device, *graph, options, &executable))
-      return result(device->host(), f);
-    *out = to_handle(executable.release());
-    return nullptr;
+  const auto call = entry(device->host(), "compile");
+  if (graph == nullptr || out == nullptr) return call.null_argument("graph or out");
+  return call.run([&] {
+    return sdk::make_handle<Executable>(out, [&](auto* executable) {
+      return Executable::compile(*device, *graph, options, executable);
+    });
   });
 }
 
@@ -290,11 +262,9 @@ void executable_destroy(infer_executable* executable) { delete from_handle(execu
 
 infer_status* execute(infer_executable* e, infer_stream* s, const infer_execute_args* args) {
   Executable* executable = from_handle(e);
-  const sdk::Host& host = executable->device().host();
-  if (s == nullptr || args == nullptr) return null_argument(host, "execute", "stream or args");
-  return sdk::guarded(host, [&]() -> infer_status* {
-    return result(host, executable->execute(*from_handle(s)->stream, args));
-  });
+  const auto call = entry(executable->device().host(), "execute");
+  if (s == nullptr || args == nullptr) return call.null_argument("stream or args");
+  return call.run([&] { return executable->execute(*from_handle(s)->stream, args); });
 }
 
 constexpr infer_plugin_api kApi = {
@@ -304,8 +274,9 @@ constexpr infer_plugin_api kApi = {
     .min_host_minor = 1,
     .name = "vulkan",  // must match the file name libinfer_plugin_vulkan.so
     .version = "0.1.0",
-    .description = "Vulkan compute: GLSL shaders compiled to SPIR-V at build time; runs on any "
-                   "Vulkan 1.1 device with timeline semaphores (GPUs, MoltenVK, lavapipe)",
+    .description =
+        "Vulkan compute: GLSL shaders compiled to SPIR-V at build time; runs on any "
+        "Vulkan 1.1 device with timeline semaphores (GPUs, MoltenVK, lavapipe)",
     .plugin_create = plugin_create,
     .plugin_destroy = plugin_destroy,
     .get_devices = get_devices,

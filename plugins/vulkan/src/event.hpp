@@ -21,13 +21,9 @@
 // applied to the semaphore when the pending ones have completed.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <vector>
 
 #include "failure.hpp"
 
@@ -35,7 +31,9 @@ namespace infer::vk {
 
 class Device;
 
-class Event {
+// The host-side state (counter, sticky failure, callbacks, waits, queries) is the SDK's
+// sdk::Timeline, the same as every plugin's; this class adds the semaphore and its rules.
+class Event : public sdk::Timeline {
  public:
   static MaybeFailure create(Device& device, std::shared_ptr<Event>* out);
   ~Event();
@@ -45,22 +43,12 @@ class Event {
   Device& device() const { return device_; }
   VkSemaphore semaphore() const { return semaphore_; }
 
-  // ---- The ABI's operations ------------------------------------------------------------
+  // event_signal_host: the timeline's checks and advance, plus the semaphore signal
+  // (now, or once the pending device signals completed).
   MaybeFailure signal_from_host(uint64_t value);
-  enum class WaitResult { kReached, kFailed, kTimedOut };
-  // Blocks until the counter reaches `value` (and the callbacks that released are done),
-  // the event fails (*failure set), or the deadline passes.
-  WaitResult wait(uint64_t value, std::optional<std::chrono::steady_clock::time_point> deadline,
-                  Failure* failure);
-  MaybeFailure query(uint64_t* value) const;
-  void on_complete(uint64_t value, infer_event_callback_fn cb, void* user);
-  // event_destroy: calls every pending callback with CANCELLED (or the sticky failure).
-  void cancel_callbacks();
 
   // ---- For streams ---------------------------------------------------------------------
-  // True when the counter reached `value` or the event failed: a waiter can tell now.
-  bool resolved(uint64_t value) const;
-  MaybeFailure failure_state() const;
+  // (resolved, failure_state, advance and fail come from sdk::Timeline.)
   // True when a signal to at least `value` has happened or sits in a submitted batch, so
   // that a batch waiting for it can be submitted without blocking the queue.
   bool signal_submitted(uint64_t value) const;
@@ -72,36 +60,22 @@ class Event {
   // reached the device (`never_submitted`: the plugin signals the semaphore itself so
   // device waiters are released).
   void gpu_signal_done(uint64_t value, const MaybeFailure& f, bool never_submitted);
-  // Confirms `value` (completion of work that signalled without a claimed semaphore
-  // signal, e.g. a value that an earlier signal already covered).
-  void advance(uint64_t value);
-  void fail(const Failure& f);
 
  private:
-  struct Callback {
-    uint64_t value;
-    infer_event_callback_fn fn;
-    void* user;
-  };
-  explicit Event(Device& device) : device_(device) {}
-  std::vector<Callback> take_ready();  // caller holds mu_
-  void fire(const std::vector<Callback>& callbacks, const MaybeFailure& f);
+  explicit Event(Device& device);
   // Signals the semaphore from the host up to host_target_ when no device signal is
-  // pending; caller holds mu_.
+  // pending; caller holds sem_mu_.
   void flush_host_signal();
 
   Device& device_;
   VkSemaphore semaphore_ = VK_NULL_HANDLE;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t counter_ = 0;           // confirmed value
-  MaybeFailure failure_;           // sticky
+  // The semaphore's bookkeeping, apart from the timeline's own lock: the timeline's
+  // callbacks run without any lock, and these fields only order semaphore signals.
+  mutable std::mutex sem_mu_;
   uint64_t max_signal_ = 0;        // highest value any submitted or host signal sets
   int gpu_pending_ = 0;            // claimed device signals not yet completed
   uint64_t host_target_ = 0;       // value the host side must signal the semaphore to
   uint64_t semaphore_floor_ = 0;   // value the semaphore is known to have reached
-  std::vector<Callback> pending_;
-  int firing_ = 0;
 };
 
 // The infer_event handle: the ABI object owns one reference; submissions in flight hold

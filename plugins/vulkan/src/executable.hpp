@@ -34,9 +34,9 @@ struct Program {
     enum class Source { kGraphInput, kConstant, kNodeOutput };
     Source source = Source::kNodeOutput;
     std::string name;
-    infer_dtype dtype = INFER_DTYPE_UNDEFINED;
-    int64_t view_rank = -1;        // from the graph view; -1 unknown
-    std::vector<int64_t> view_dims;  // -1 for a symbolic dim
+    // The dtype and shape the graph view declares (UNDEFINED, -1: unknown); execute
+    // checks inputs against it, and plans start from it.
+    sdk::TensorInfo view;
     // Constants: their dims and bytes on the host, and their copy on the device.
     const void* host_data = nullptr;
     size_t host_bytes = 0;

@@ -70,36 +70,26 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
   };
 
   // ---- The argument struct ---------------------------------------------------------------
-  if (!INFER_HAS_FIELD(args_ptr, infer_execute_args, signals))
-    return invalid("infer_execute_args.struct_size " + std::to_string(args.struct_size) +
-                   " is too small");
+  // The SDK checks its form against the program; the devices of the stream and the events
+  // are ours to check.
   if (&stream.device() != &device_) return invalid("the stream belongs to another device");
-  if (args.num_inputs != program.inputs.size())
-    return invalid("got " + std::to_string(args.num_inputs) + " inputs, expected " +
-                   std::to_string(program.inputs.size()));
-  if (args.num_outputs != program.outputs.size())
-    return invalid("got " + std::to_string(args.num_outputs) + " outputs, expected " +
-                   std::to_string(program.outputs.size()));
-  if (args.num_outputs > 0 && args.alloc_output == nullptr) return invalid("alloc_output is NULL");
-  if ((args.num_inputs > 0 && args.inputs == nullptr) ||
-      (args.num_waits > 0 && args.waits == nullptr) ||
-      (args.num_signals > 0 && args.signals == nullptr))
-    return invalid("an array of inputs, waits or signals is NULL but its count is not 0");
+  if (std::optional<std::string> why =
+          sdk::check_execute_args(args_ptr, program.inputs.size(), program.outputs.size()))
+    return invalid(*why);
   Work work;
-  for (size_t i = 0; i < args.num_waits; ++i) {
-    const auto* h = args.waits[i].event ? from_handle(args.waits[i].event) : nullptr;
-    if (h == nullptr) return invalid("wait " + std::to_string(i) + " has no event");
-    if (&h->event->device() != &device_)
-      return invalid("wait " + std::to_string(i) + " is an event of another device");
-    work.waits.push_back({h->event, args.waits[i].value});
-  }
-  for (size_t i = 0; i < args.num_signals; ++i) {
-    const auto* h = args.signals[i].event ? from_handle(args.signals[i].event) : nullptr;
-    if (h == nullptr) return invalid("signal " + std::to_string(i) + " has no event");
-    if (&h->event->device() != &device_)
-      return invalid("signal " + std::to_string(i) + " is an event of another device");
-    work.signals.push_back({h->event, args.signals[i].value});
-  }
+  auto add_events = [&](const infer_event_value* events, size_t count, const char* role,
+                        std::vector<EventRef>* into) -> MaybeFailure {
+    for (size_t i = 0; i < count; ++i) {
+      const std::shared_ptr<Event>& event = from_handle(events[i].event)->event;
+      if (&event->device() != &device_)
+        return invalid(role + std::to_string(i) + " is an event of another device");
+      into->push_back({event, events[i].value});
+    }
+    return std::nullopt;
+  };
+  if (MaybeFailure f = add_events(args.waits, args.num_waits, "wait ", &work.waits)) return f;
+  if (MaybeFailure f = add_events(args.signals, args.num_signals, "signal ", &work.signals))
+    return f;
 
   // ---- Inputs ----------------------------------------------------------------------------
   std::vector<std::vector<int64_t>> input_dims(program.inputs.size());
@@ -108,30 +98,16 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const infer_tensor& t = args.inputs[i];
     const Program::Value& value = program.values[program.inputs[i]];
-    const std::string label = "input " + std::to_string(i) + " '" + value.name + "'";
-    if (!INFER_HAS_FIELD(&t, infer_tensor, size_bytes))
-      return invalid(label + ": infer_tensor.struct_size is too small");
-    if (value.dtype != INFER_DTYPE_UNDEFINED && t.dtype != value.dtype)
-      return invalid(label + " is " + dtype_name(t.dtype) + ", expected " + dtype_name(value.dtype));
-    if (value.view_rank >= 0 && t.rank != static_cast<size_t>(value.view_rank))
-      return invalid(label + " has rank " + std::to_string(t.rank) + ", expected " +
-                     std::to_string(value.view_rank));
-    if (t.rank > 0 && t.dims == nullptr) return invalid(label + " has no dims");
-    std::vector<int64_t> dims(t.dims, t.dims + t.rank);
-    for (size_t d = 0; d < dims.size(); ++d) {
-      const bool fixed = d < value.view_dims.size() && value.view_dims[d] >= 0;
-      if (dims[d] < 0 || (fixed && dims[d] != value.view_dims[d]))
-        return invalid(label + " has dims " + dims_text(dims) + ", expected " +
-                       dims_text(value.view_dims) + " (-1: any)");
-    }
+    const std::string label = sdk::input_label(i, value.name);
+    std::vector<int64_t> dims;
+    if (std::optional<std::string> why = sdk::check_input_tensor(t, label, value.view, &dims))
+      return invalid(*why);
     const Buffer* buffer = t.buffer ? from_handle(t.buffer) : nullptr;
-    if (buffer == nullptr) return invalid(label + " has no buffer");
-    if (&buffer->device() != &device_) return invalid(label + " is in another device's buffer");
+    std::optional<sdk::BufferExtent> extent;
+    if (buffer != nullptr) extent = sdk::BufferExtent{buffer->size(), &buffer->device() == &device_};
     const size_t bytes = sdk::tensor_bytes(t.dtype, sdk::element_count(dims.data(), dims.size()));
-    if (t.size_bytes < bytes || !buffer->contains(t.offset, bytes))
-      return invalid(label + " needs " + std::to_string(bytes) + " bytes at offset " +
-                     std::to_string(t.offset) + " of a " + std::to_string(buffer->size()) +
-                     "-byte buffer (size_bytes " + std::to_string(t.size_bytes) + ")");
+    if (std::optional<std::string> why = sdk::check_tensor_memory(t, label, bytes, extent))
+      return invalid(*why);
     input_dims[i] = std::move(dims);
     in_buffers[i] = buffer;
     in_offsets[i] = t.offset;
@@ -153,7 +129,7 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
     // Exactly once per output, from inside execute: the host places the tensor in its
     // own memory plan and keeps ownership.
     if (infer_status* s = args.alloc_output(args.alloc_ctx, k, dtype, dims.size(), dims.data(), &t))
-      return take_host_status(device_.host(), s, "vulkan: alloc_output for " + label + " failed: ");
+      return sdk::take_status(device_.host(), s, "vulkan: alloc_output for " + label + " failed: ");
     const Buffer* buffer = t.buffer ? from_handle(t.buffer) : nullptr;
     const size_t bytes = sdk::tensor_bytes(dtype, sdk::element_count(dims.data(), dims.size()));
     if (buffer == nullptr || &buffer->device() != &device_ || !buffer->contains(t.offset, bytes))
@@ -165,10 +141,8 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
   }
 
   // A cancelled run enqueues nothing but its failure, which its signals report.
-  const infer_host_services* h = device_.host().raw();
   infer_run_context* run = INFER_HAS_FIELD(args_ptr, infer_execute_args, run) ? args.run : nullptr;
-  if (run != nullptr && INFER_HAS_FIELD(h, infer_host_services, is_cancelled) &&
-      h->is_cancelled != nullptr && h->is_cancelled(h->host_ctx, run)) {
+  if (device_.host().cancelled(run)) {
     work.failure = failure(INFER_STATUS_CANCELLED,
                            "vulkan: run of partition '" + program.name + "' cancelled");
     stream.enqueue(std::move(work));

@@ -91,7 +91,7 @@ class Buffer {
   // kinds always, DEVICE_LOCAL only on a host_addressable (unified memory) device.
   bool host_mappable() const { return mappable_; }
   bool contains(size_t offset, size_t bytes) const {
-    return offset <= size_ && bytes <= size_ - offset;
+    return sdk::range_fits(size_, offset, bytes);
   }
 
  private:

@@ -62,14 +62,14 @@ MaybeFailure build_plan(Device& device, const Program& program,
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const size_t id = program.inputs[i];
     plan->dims[id] = input_dims[i];
-    plan->dtypes[id] = program.values[id].dtype;
+    plan->dtypes[id] = program.values[id].view.dtype;
     known[id] = true;
   }
   for (size_t id = 0; id < nv; ++id) {
     const Program::Value& v = program.values[id];
     if (v.source != Program::Value::Source::kConstant) continue;
-    plan->dims[id] = v.view_dims;
-    plan->dtypes[id] = v.dtype;
+    plan->dims[id] = v.view.dims;
+    plan->dtypes[id] = v.view.dtype;
     known[id] = true;
   }
 
@@ -108,7 +108,7 @@ MaybeFailure build_plan(Device& device, const Program& program,
       for (int64_t d : op.outputs[o].dims)
         if (d < 0) return internal(label + ": the kernel planned a negative dim for output " +
                                    std::to_string(o));
-      const infer_dtype view_dtype = program.values[id].dtype;
+      const infer_dtype view_dtype = program.values[id].view.dtype;
       if (view_dtype != INFER_DTYPE_UNDEFINED && view_dtype != op.outputs[o].dtype)
         return internal(label + ": the kernel produces " + dtype_name(op.outputs[o].dtype) +
                         " for output " + std::to_string(o) + ", the graph says " +

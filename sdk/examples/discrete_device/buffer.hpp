@@ -41,9 +41,7 @@ class Buffer {
   std::byte* data() const { return storage_.get(); }
 
   // True when [offset, offset + bytes) lies inside the buffer (overflow-safe).
-  bool contains(size_t offset, size_t bytes) const {
-    return offset <= size_ && bytes <= size_ - offset;
-  }
+  bool contains(size_t offset, size_t bytes) const { return sdk::range_fits(size_, offset, bytes); }
 
  private:
   struct AlignedDelete {

@@ -23,7 +23,7 @@ std::optional<std::string> why_unsupported(const infer_node_view& node, const Op
 // static).
 void query_capability(const infer_node_view& node, infer_capability* out);
 
-// "float32", "int64"... for messages.
-const char* dtype_name(infer_dtype dtype);
+// "float32", "int64"... for messages (the SDK's names, shared by every plugin).
+using sdk::dtype_name;
 
 }  // namespace infer::example

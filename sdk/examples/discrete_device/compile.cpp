@@ -1,6 +1,5 @@
 // Executable::compile: from a graph view to a Program.
 #include <cstring>
-#include <unordered_map>
 
 #include "capability.hpp"
 #include "executable.hpp"
@@ -17,16 +16,12 @@ class ProgramBuilder {
   }
 
   MaybeFailure build(const infer_graph_view& graph) {
-    for (size_t i = 0; i < graph.num_inputs; ++i) {
-      const infer_value_view* v = graph.inputs[i];
-      if (v == nullptr) return invalid("graph input " + std::to_string(i) + " is NULL");
-      if (ids_.count(v)) return invalid("graph input '" + value_name(v) + "' is listed twice");
-      program_->inputs.push_back(add_value(*v, Program::Value::Source::kGraphInput));
-    }
-    for (size_t n = 0; n < graph.num_nodes; ++n) {
-      if (graph.nodes[n] == nullptr) return invalid("node " + std::to_string(n) + " is NULL");
-      if (MaybeFailure f = add_node(*graph.nodes[n])) return f;
-    }
+    // Graph inputs, then the nodes in order; sdk::walk_graph checks the lists.
+    auto input = [&](const infer_value_view& v) {
+      program_->inputs.push_back(add_value(v, Program::Value::Source::kGraphInput));
+    };
+    auto node = [&](const infer_node_view& n) { return add_node(n); };
+    if (MaybeFailure f = sdk::walk_graph(graph, ids_, context(), input, node)) return f;
     for (size_t i = 0; i < graph.num_outputs; ++i)
       if (MaybeFailure f = add_output(graph.outputs[i])) return f;
     return std::nullopt;
@@ -36,20 +31,21 @@ class ProgramBuilder {
   size_t uploaded_bytes() const { return uploaded_bytes_; }
 
  private:
+  // "example: partition 'p': ", the start of every message about the graph view.
+  std::string context() const { return "example: partition '" + program_->name + "': "; }
   Failure invalid(const std::string& what) const {
-    return failure(INFER_STATUS_INVALID_ARGUMENT,
-                   "example: partition '" + program_->name + "': " + what);
+    return failure(INFER_STATUS_INVALID_ARGUMENT, context() + what);
   }
 
   size_t add_value(const infer_value_view& v, Program::Value::Source source) {
     Program::Value value;
     value.source = source;
     value.name = value_name(&v);
-    value.view_rank = v.rank;
-    if (v.rank > 0 && v.dims != nullptr) value.view_dims.assign(v.dims, v.dims + v.rank);
+    value.view = sdk::TensorInfo::of(v);
+    value.view.dtype = INFER_DTYPE_FLOAT32;
     program_->values.push_back(std::move(value));
     const size_t id = program_->values.size() - 1;
-    ids_[&v] = id;
+    ids_.assign(&v, id);
     return id;
   }
 
@@ -62,8 +58,7 @@ class ProgramBuilder {
     Program::Value value;
     value.source = Program::Value::Source::kConstant;
     value.name = value_name(&v);
-    value.view_rank = static_cast<int64_t>(dims.size());
-    value.view_dims = dims;
+    value.view = {INFER_DTYPE_FLOAT32, static_cast<int64_t>(dims.size()), dims};
     value.const_dims = std::move(dims);
     if (MaybeFailure f = Buffer::allocate(device_, INFER_MEMORY_DEVICE_LOCAL, size, 64,
                                           "constant '" + value.name + "'", &value.device_copy))
@@ -77,26 +72,20 @@ class ProgramBuilder {
 
   // A constant as the model has it: validated, uploaded once, shared by its consumers.
   MaybeFailure constant_id(const infer_value_view& v, size_t* id) {
-    if (auto it = ids_.find(&v); it != ids_.end()) {
-      *id = it->second;
-      return std::nullopt;
-    }
-    Dims dims(v.dims, v.dims + v.rank);
-    for (int64_t d : dims)
-      if (d < 0) return invalid("constant '" + value_name(&v) + "' has a symbolic dim");
+    Dims dims;
+    if (std::optional<std::string> why = sdk::constant_dims(v, &dims)) return invalid(*why);
     const size_t expected = static_cast<size_t>(element_count(dims)) * sizeof(float);
     if (v.const_size != expected)
       return invalid("constant '" + value_name(&v) + "' has " + std::to_string(v.const_size) +
                      " bytes, expected " + std::to_string(expected) + " for float32 " +
                      dims_string(dims));
     if (MaybeFailure f = add_constant(v, v.const_data, std::move(dims), id)) return f;
-    ids_[&v] = *id;
+    ids_.assign(&v, *id);
     return std::nullopt;
   }
 
   MaybeFailure add_node(const infer_node_view& node) {
-    const std::string label = "node '" + std::string(node.name ? node.name : "") + "' (" +
-                              std::string(node.op_type ? node.op_type : "") + ")";
+    const std::string label = sdk::node_label(node);
     // Never trust that the host only hands over nodes we said YES to: check again.
     const OpInfo* op = nullptr;
     if (std::optional<std::string> why = why_unsupported(node, &op))
@@ -108,29 +97,33 @@ class ProgramBuilder {
     step.attrs = read_attrs(node);
     for (size_t i = 0; i < node.num_inputs; ++i) {
       const infer_value_view* v = node.inputs[i];
-      size_t id = Program::kNone;
-      if (v == nullptr) {
-        // An omitted optional input stays kNone.
-      } else if (use_prepacked_b(*op, node, i, step.attrs)) {
+      size_t id = Program::kNone;  // an omitted optional input stays kNone
+      if (v != nullptr && use_prepacked_b(*op, node, i, step.attrs)) {
+        // Our own layout of a constant: uploaded for this node alone.
         const Dims packed = {v->dims[1], v->dims[0]};  // [N, K]
         if (MaybeFailure f = add_constant(
                 *v, read_packed(v->prepacked_data, v->prepacked_size, packed[0], packed[1]), packed,
                 &id))
           return f;
         step.attrs.trans_b = true;  // the kernel now reads B as the packed [N, K]
-      } else if (auto it = ids_.find(v); it != ids_.end()) {
-        id = it->second;  // a graph input or an earlier node's output
-      } else if (v->const_data != nullptr) {
-        if (MaybeFailure f = constant_id(*v, &id)) return f;
       } else {
-        return invalid(label + ": input '" + value_name(v) +
-                       "' is neither a graph input, a constant, nor an earlier node's output");
+        // A graph input, an earlier node's output or a constant already uploaded (kKnown
+        // sets id), or a constant seen for the first time.
+        switch (ids_.classify(v, &id)) {
+          case sdk::ValueIds::Input::kOmitted:
+          case sdk::ValueIds::Input::kKnown:
+            break;
+          case sdk::ValueIds::Input::kConstant:
+            if (MaybeFailure f = constant_id(*v, &id)) return f;
+            break;
+          case sdk::ValueIds::Input::kUnknown:
+            return invalid(sdk::ValueIds::unknown_input(label, v));
+        }
       }
       step.inputs.push_back(id);
     }
     const infer_value_view* y = node.outputs[0];
-    if (ids_.count(y))
-      return invalid(label + ": output '" + value_name(y) + "' is already defined");
+    if (std::optional<std::string> why = ids_.check_node_output(label, y)) return invalid(*why);
     step.output = add_value(*y, Program::Value::Source::kNodeOutput);
     program_->steps.push_back(std::move(step));
     return std::nullopt;
@@ -148,27 +141,26 @@ class ProgramBuilder {
   }
 
   MaybeFailure add_output(const infer_value_view* v) {
-    auto it = v ? ids_.find(v) : ids_.end();
+    const std::optional<size_t> id = ids_.find(v);
     const std::string name = value_name(v);
-    if (it == ids_.end() ||
-        program_->values[it->second].source != Program::Value::Source::kNodeOutput) {
+    if (!id || program_->values[*id].source != Program::Value::Source::kNodeOutput) {
       // Pass-through outputs (a graph input or a constant returned as is) would need a
       // copy kernel; the host never forms such partitions, so the example refuses them.
       return failure(INFER_STATUS_UNSUPPORTED, "example: partition '" + program_->name +
                                                    "': output '" + name +
                                                    "' is not computed by a node of it");
     }
-    for (size_t id : program_->outputs)
-      if (id == it->second)
+    for (size_t listed : program_->outputs)
+      if (listed == *id)
         return failure(INFER_STATUS_UNSUPPORTED, "example: partition '" + program_->name +
                                                      "': output '" + name + "' is listed twice");
-    program_->outputs.push_back(it->second);
+    program_->outputs.push_back(*id);
     return std::nullopt;
   }
 
   Device& device_;
   std::shared_ptr<Program> program_ = std::make_shared<Program>();
-  std::unordered_map<const infer_value_view*, size_t> ids_;  // view pointer -> value id
+  sdk::ValueIds ids_;  // view pointer -> value id
   size_t uploaded_bytes_ = 0;
 };
 
@@ -177,12 +169,7 @@ class ProgramBuilder {
 MaybeFailure Executable::compile(Device& device, const infer_graph_view& graph,
                                  const infer_compile_options* options,
                                  std::unique_ptr<Executable>* out) {
-  std::string name = "partition";
-  if (INFER_HAS_FIELD(options, infer_compile_options, partition_name) && options->partition_name)
-    name = options->partition_name;
-  else if (graph.name)
-    name = graph.name;
-
+  const std::string name = sdk::partition_name(graph, options);
   ProgramBuilder builder(device, name);
   if (MaybeFailure f = builder.build(graph)) return f;
   device.host().log(INFER_LOG_DEBUG, "example: compiled partition '" + name +

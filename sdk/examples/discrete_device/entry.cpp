@@ -1,11 +1,12 @@
 // The ABI surface of the example plugin: the one exported symbol and the function table.
 //
 // Every function here is a thin C shim. It checks the pointers it was given, calls into
-// the C++ objects, and converts the result into an infer_status* through the host. Each
-// runs its body inside sdk::guarded, so that no C++ exception can ever cross the ABI
-// (the host is free to be written in C, and an exception unwinding into it is undefined
-// behaviour).
-#include <chrono>
+// the C++ objects, and converts the result into an infer_status* through the host. The
+// SDK's sdk::EntryPoint (plugin_glue.hpp) does the uniform parts: it names the function
+// in "NULL argument" messages and runs each body inside sdk::guarded, so that no C++
+// exception can ever cross the ABI (the host is free to be written in C, and an
+// exception unwinding into it is undefined behaviour). A body returns nothing on
+// success, or a MaybeFailure, which becomes the status the ABI returns.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,11 +19,9 @@
 namespace infer::example {
 namespace {
 
-// Turns a MaybeFailure into the status the ABI returns.
-infer_status* result(const sdk::Host& host, const MaybeFailure& f) { return to_status(host, f); }
-
-infer_status* null_argument(const sdk::Host& host, const char* function, const char* name) {
-  return host.error(INFER_STATUS_INVALID_ARGUMENT, "example: %s: %s is NULL", function, name);
+// The entry point `function` of the example, reporting through `host`.
+sdk::EntryPoint entry(const sdk::Host& host, const char* function) {
+  return sdk::EntryPoint(host, "example", function);
 }
 
 // ---- Plugin instance ---------------------------------------------------------------
@@ -43,11 +42,8 @@ infer_status* plugin_create(const infer_host_services* services, infer_plugin** 
       !services->host_free)
     return host.status(INFER_STATUS_INVALID_ARGUMENT,
                        "example: the host services table lacks status or host memory services");
-  return sdk::guarded(host, [&]() -> infer_status* {
-    std::unique_ptr<Plugin> plugin;
-    if (MaybeFailure f = Plugin::create(services, &plugin)) return result(host, f);
-    *out = to_handle(plugin.release());
-    return nullptr;
+  return entry(host, "plugin_create").run([&] {
+    return sdk::make_handle<Plugin>(out, [&](auto* p) { return Plugin::create(services, p); });
   });
 }
 
@@ -57,7 +53,7 @@ void plugin_destroy(infer_plugin* plugin) { delete from_handle(plugin); }
 
 infer_status* get_devices(infer_plugin* p, infer_device** devices, size_t capacity, size_t* count) {
   Plugin* plugin = from_handle(p);
-  if (count == nullptr) return null_argument(plugin->host(), "get_devices", "count");
+  if (count == nullptr) return entry(plugin->host(), "get_devices").null_argument("count");
   // Always exactly one simulated device. A plugin for real hardware reports what the
   // driver found, and with zero devices returns UNAVAILABLE saying why.
   *count = 1;
@@ -67,7 +63,7 @@ infer_status* get_devices(infer_plugin* p, infer_device** devices, size_t capaci
 
 infer_status* device_get_props(infer_device* d, infer_device_props* out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "device_get_props", "out");
+  if (out == nullptr) return entry(device->host(), "device_get_props").null_argument("out");
   device->fill_props(out);
   return nullptr;
 }
@@ -76,13 +72,9 @@ infer_status* device_get_props(infer_device* d, infer_device_props* out) {
 
 infer_status* query_capability_fn(infer_device* d, const infer_node_view* node,
                                   infer_capability* out) {
-  Device* device = from_handle(d);
-  if (node == nullptr || out == nullptr)
-    return null_argument(device->host(), "query_capability", "node or out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    query_capability(*node, out);
-    return nullptr;
-  });
+  const auto call = entry(from_handle(d)->host(), "query_capability");
+  if (node == nullptr || out == nullptr) return call.null_argument("node or out");
+  return call.run([&] { query_capability(*node, out); });
 }
 
 // ---- Memory ------------------------------------------------------------------------
@@ -90,14 +82,12 @@ infer_status* query_capability_fn(infer_device* d, const infer_node_view* node,
 infer_status* buffer_alloc(infer_device* d, infer_memory_kind kind, size_t size, size_t alignment,
                            infer_buffer** out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "buffer_alloc", "out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    std::unique_ptr<Buffer> buffer;
+  const auto call = entry(device->host(), "buffer_alloc");
+  if (out == nullptr) return call.null_argument("out");
+  return call.run([&] {
     const std::string what = "a buffer of " + std::to_string(size) + " bytes";
-    if (MaybeFailure f = Buffer::allocate(*device, kind, size, alignment, what, &buffer))
-      return result(device->host(), f);
-    *out = to_handle(buffer.release());
-    return nullptr;
+    return sdk::make_handle<Buffer>(
+        out, [&](auto* b) { return Buffer::allocate(*device, kind, size, alignment, what, b); });
   });
 }
 
@@ -106,7 +96,7 @@ void buffer_free(infer_buffer* buffer) { delete from_handle(buffer); }
 infer_status* buffer_map(infer_buffer* b, void** host_ptr) {
   Buffer* buffer = from_handle(b);
   const sdk::Host& host = buffer->device().host();
-  if (host_ptr == nullptr) return null_argument(host, "buffer_map", "host_ptr");
+  if (host_ptr == nullptr) return entry(host, "buffer_map").null_argument("host_ptr");
   // UNSUPPORTED, not an error of the caller: the host reacts by staging through a stream.
   if (!buffer->host_mappable())
     return host.status(INFER_STATUS_UNSUPPORTED,
@@ -120,104 +110,76 @@ infer_status* buffer_map(infer_buffer* b, void** host_ptr) {
 
 infer_status* stream_create(infer_device* d, infer_stream** out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "stream_create", "out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    *out = to_handle(new Stream(*device));
-    return nullptr;
-  });
+  const auto call = entry(device->host(), "stream_create");
+  if (out == nullptr) return call.null_argument("out");
+  return call.run([&] { *out = to_handle(new Stream(*device)); });
 }
 
 void stream_destroy(infer_stream* stream) { delete from_handle(stream); }
 
 // ---- Timeline events ---------------------------------------------------------------
+// The counter, the sticky failure and the callbacks are sdk::Timeline's (see event.hpp):
+// these shims only check arguments and enqueue the stream items.
 
 infer_status* event_create(infer_device* d, infer_event** out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "event_create", "out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    *out = to_handle(new Event(device->host()));
-    return nullptr;
-  });
+  const auto call = entry(device->host(), "event_create");
+  if (out == nullptr) return call.null_argument("out");
+  return call.run([&] { *out = to_handle(new Event(device->host())); });
 }
 
 void event_destroy(infer_event* event) { delete from_handle(event); }
 
 infer_status* stream_signal(infer_stream* s, infer_event* event, uint64_t value) {
   Stream* stream = from_handle(s);
-  if (event == nullptr) return null_argument(stream->device().host(), "stream_signal", "event");
-  return sdk::guarded(stream->device().host(), [&]() -> infer_status* {
-    stream->enqueue({WorkItem::make_signal(from_handle(event), value)});
-    return nullptr;
-  });
+  const auto call = entry(stream->device().host(), "stream_signal");
+  if (event == nullptr) return call.null_argument("event");
+  return call.run([&] { stream->enqueue({WorkItem::make_signal(from_handle(event), value)}); });
 }
 
 infer_status* stream_wait(infer_stream* s, infer_event* event, uint64_t value) {
   Stream* stream = from_handle(s);
-  if (event == nullptr) return null_argument(stream->device().host(), "stream_wait", "event");
-  return sdk::guarded(stream->device().host(), [&]() -> infer_status* {
-    stream->enqueue({WorkItem::make_wait(from_handle(event), value)});
-    return nullptr;
-  });
+  const auto call = entry(stream->device().host(), "stream_wait");
+  if (event == nullptr) return call.null_argument("event");
+  return call.run([&] { stream->enqueue({WorkItem::make_wait(from_handle(event), value)}); });
 }
 
 infer_status* event_signal_host(infer_event* e, uint64_t value) {
   Event* event = from_handle(e);
-  return result(event->host(), event->signal_from_host(value));
+  return to_status(event->host(), event->signal_from_host(value));
 }
 
 infer_status* event_wait(infer_event* e, uint64_t value, uint64_t timeout_ns) {
-  Event* event = from_handle(e);
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  // UINT64_MAX means forever; so, in practice, does anything beyond a century, and
-  // capping there keeps the deadline arithmetic from overflowing.
-  constexpr uint64_t kCentury = uint64_t{100} * 365 * 24 * 3600 * 1000000000ull;
-  if (timeout_ns < kCentury)
-    deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
-  Failure f;
-  switch (event->wait(value, deadline, &f)) {
-    case Event::WaitResult::kReached:
-      return nullptr;
-    case Event::WaitResult::kFailed:
-      return to_status(event->host(), f);
-    case Event::WaitResult::kTimedOut:
-      break;
-  }
-  return event->host().error(
-      INFER_STATUS_TIMEOUT, "example: event_wait for value %llu timed out after %llu ns",
-      static_cast<unsigned long long>(value), static_cast<unsigned long long>(timeout_ns));
+  return from_handle(e)->wait_status(value, timeout_ns);
 }
 
 infer_status* event_query(infer_event* e, uint64_t* value) {
   Event* event = from_handle(e);
-  if (value == nullptr) return null_argument(event->host(), "event_query", "value");
-  return result(event->host(), event->query(value));
+  if (value == nullptr) return entry(event->host(), "event_query").null_argument("value");
+  return to_status(event->host(), event->query(value));
 }
 
 infer_status* event_on_complete(infer_event* e, uint64_t value, infer_event_callback_fn cb,
                                 void* user) {
   Event* event = from_handle(e);
-  if (cb == nullptr) return null_argument(event->host(), "event_on_complete", "cb");
-  return sdk::guarded(event->host(), [&]() -> infer_status* {
-    event->on_complete(value, cb, user);
-    return nullptr;
-  });
+  const auto call = entry(event->host(), "event_on_complete");
+  if (cb == nullptr) return call.null_argument("cb");
+  return call.run([&] { event->on_complete(value, cb, user); });
 }
 
 // ---- Copies ------------------------------------------------------------------------
 
 infer_status* copy_batch(infer_stream* s, const infer_copy_region* regions, size_t count) {
   Stream* stream = from_handle(s);
-  if (regions == nullptr && count > 0)
-    return null_argument(stream->device().host(), "copy_batch", "regions");
-  return sdk::guarded(stream->device().host(), [&]() -> infer_status* {
-    return result(stream->device().host(), enqueue_copies(*stream, regions, count));
-  });
+  const auto call = entry(stream->device().host(), "copy_batch");
+  if (regions == nullptr && count > 0) return call.null_argument("regions");
+  return call.run([&] { return enqueue_copies(*stream, regions, count); });
 }
 
 infer_status* copy_cost(infer_device* d, infer_copy_direction direction, infer_copy_cost* out) {
   Device* device = from_handle(d);
-  if (out == nullptr) return null_argument(device->host(), "copy_cost", "out");
-  return result(device->host(), device->fill_copy_cost(direction, out));
+  if (out == nullptr) return entry(device->host(), "copy_cost").null_argument("out");
+  return to_status(device->host(), device->fill_copy_cost(direction, out));
 }
 
 // ---- Executables -------------------------------------------------------------------
@@ -225,14 +187,12 @@ infer_status* copy_cost(infer_device* d, infer_copy_direction direction, infer_c
 infer_status* compile(infer_device* d, const infer_graph_view* graph,
                       const infer_compile_options* options, infer_executable** out) {
   Device* device = from_handle(d);
-  if (graph == nullptr || out == nullptr)
-    return null_argument(device->host(), "compile", "graph or out");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    std::unique_ptr<Executable> executable;
-    if (MaybeFailure f = Executable::compile(*device, *graph, options, &executable))
-      return result(device->host(), f);
-    *out = to_handle(executable.release());
-    return nullptr;
+  const auto call = entry(device->host(), "compile");
+  if (graph == nullptr || out == nullptr) return call.null_argument("graph or out");
+  return call.run([&] {
+    return sdk::make_handle<Executable>(out, [&](auto* executable) {
+      return Executable::compile(*device, *graph, options, executable);
+    });
   });
 }
 
@@ -240,11 +200,9 @@ void executable_destroy(infer_executable* executable) { delete from_handle(execu
 
 infer_status* execute(infer_executable* e, infer_stream* stream, const infer_execute_args* args) {
   Executable* executable = from_handle(e);
-  const sdk::Host& host = executable->device().host();
-  if (stream == nullptr || args == nullptr) return null_argument(host, "execute", "stream or args");
-  return sdk::guarded(host, [&]() -> infer_status* {
-    return result(host, executable->execute(*from_handle(stream), args));
-  });
+  const auto call = entry(executable->device().host(), "execute");
+  if (stream == nullptr || args == nullptr) return call.null_argument("stream or args");
+  return call.run([&] { return executable->execute(*from_handle(stream), args); });
 }
 
 // ---- Weight prepacking -------------------------------------------------------------
@@ -252,12 +210,11 @@ infer_status* execute(infer_executable* e, infer_stream* stream, const infer_exe
 infer_status* prepack_constant_fn(infer_device* d, const infer_node_view* node, size_t input_index,
                                   void** out_data, size_t* out_size) {
   Device* device = from_handle(d);
+  const auto call = entry(device->host(), "prepack_constant");
   if (node == nullptr || out_data == nullptr || out_size == nullptr)
-    return null_argument(device->host(), "prepack_constant", "node, out_data or out_size");
-  return sdk::guarded(device->host(), [&]() -> infer_status* {
-    return result(device->host(),
-                  prepack_constant(device->host(), *node, input_index, out_data, out_size));
-  });
+    return call.null_argument("node, out_data or out_size");
+  return call.run(
+      [&] { return prepack_constant(device->host(), *node, input_index, out_data, out_size); });
 }
 
 // The function table. Designated initializers name every entry, so a reader sees at a

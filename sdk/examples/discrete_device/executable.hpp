@@ -31,8 +31,9 @@ struct Program {
     enum class Source { kGraphInput, kConstant, kNodeOutput };
     Source source = Source::kNodeOutput;
     std::string name;
-    int64_t view_rank = -1;  // from the graph view; -1 when unknown
-    Dims view_dims;          // from the graph view; -1 for a symbolic dim
+    // The dtype and shape the graph view declares (dtype always float32 here, since
+    // every op of the example is float32-only): what execute checks inputs against.
+    sdk::TensorInfo view;
     // Constants only: their concrete dims and their copy in device memory.
     Dims const_dims;
     std::unique_ptr<Buffer> device_copy;

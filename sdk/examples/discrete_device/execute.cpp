@@ -30,9 +30,7 @@ MaybeFailure run_step(const Launch& launch, size_t step_index) {
   const Program::Step& step = launch.program->steps[step_index];
   // Long runs should stop promptly when the user cancels: poll before every kernel. The
   // host keeps the run context alive until the executions given it have finished.
-  const infer_host_services* h = launch.host->raw();
-  if (launch.run != nullptr && INFER_HAS_FIELD(h, infer_host_services, is_cancelled) &&
-      h->is_cancelled != nullptr && h->is_cancelled(h->host_ctx, launch.run)) {
+  if (launch.host->cancelled(launch.run)) {
     return failure(INFER_STATUS_CANCELLED, "example: run cancelled before node '" + step.node_name +
                                                "' (" + std::string(step.op->op_type) + ")");
   }
@@ -52,6 +50,12 @@ MaybeFailure run_step(const Launch& launch, size_t step_index) {
   return std::nullopt;
 }
 
+// What the SDK's memory check needs to know about the buffer an input names.
+std::optional<sdk::BufferExtent> extent(const Buffer* buffer, const Device& device) {
+  if (buffer == nullptr) return std::nullopt;
+  return sdk::BufferExtent{buffer->size(), &buffer->device() == &device};
+}
+
 size_t float_bytes(const Dims& dims) {
   return static_cast<size_t>(element_count(dims)) * sizeof(float);
 }
@@ -67,27 +71,12 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
   };
 
   // ---- The argument struct itself --------------------------------------------------
-  if (!INFER_HAS_FIELD(args_ptr, infer_execute_args, signals))
-    return invalid("infer_execute_args.struct_size " + std::to_string(args.struct_size) +
-                   " is too small");
+  // Its size, the counts against the program, the arrays and the events: the checks
+  // every plugin makes, written once in the SDK.
   if (&stream.device() != &device_) return invalid("the stream belongs to another device");
-  if (args.num_inputs != program.inputs.size())
-    return invalid("got " + std::to_string(args.num_inputs) + " inputs, expected " +
-                   std::to_string(program.inputs.size()));
-  if (args.num_outputs != program.outputs.size())
-    return invalid("got " + std::to_string(args.num_outputs) + " outputs, expected " +
-                   std::to_string(program.outputs.size()));
-  if (args.num_outputs > 0 && args.alloc_output == nullptr) return invalid("alloc_output is NULL");
-  if ((args.num_inputs > 0 && args.inputs == nullptr) ||
-      (args.num_waits > 0 && args.waits == nullptr) ||
-      (args.num_signals > 0 && args.signals == nullptr))
-    return invalid("an array of inputs, waits or signals is NULL but its count is not 0");
-  for (size_t i = 0; i < args.num_waits; ++i)
-    if (args.waits[i].event == nullptr)
-      return invalid("wait " + std::to_string(i) + " has no event");
-  for (size_t i = 0; i < args.num_signals; ++i)
-    if (args.signals[i].event == nullptr)
-      return invalid("signal " + std::to_string(i) + " has no event");
+  if (std::optional<std::string> why =
+          sdk::check_execute_args(args_ptr, program.inputs.size(), program.outputs.size()))
+    return invalid(*why);
 
   auto launch = std::make_shared<Launch>();
   launch->program = program_;
@@ -101,30 +90,16 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
     const infer_tensor& t = args.inputs[i];
     const size_t id = program.inputs[i];
     const Program::Value& value = program.values[id];
-    const std::string label = "input " + std::to_string(i) + " '" + value.name + "'";
-    if (!INFER_HAS_FIELD(&t, infer_tensor, size_bytes))
-      return invalid(label + ": infer_tensor.struct_size is too small");
-    if (t.dtype != INFER_DTYPE_FLOAT32)
-      return invalid(label + " is " + dtype_name(t.dtype) + ", expected float32");
-    if (value.view_rank >= 0 && t.rank != static_cast<size_t>(value.view_rank))
-      return invalid(label + " has rank " + std::to_string(t.rank) + ", expected " +
-                     std::to_string(value.view_rank));
-    if (t.rank > 0 && t.dims == nullptr) return invalid(label + " has no dims");
-    Dims dims(t.dims, t.dims + t.rank);
-    for (size_t d = 0; d < dims.size(); ++d) {
-      const bool fixed = d < value.view_dims.size() && value.view_dims[d] >= 0;
-      if (dims[d] < 0 || (fixed && dims[d] != value.view_dims[d]))
-        return invalid(label + " has dims " + dims_string(dims) + ", expected " +
-                       dims_string(value.view_dims) + " (-1: any)");
-    }
+    const std::string label = sdk::input_label(i, value.name);
+    // Dtype, rank and every fixed dim as the graph view declared them.
+    Dims dims;
+    if (std::optional<std::string> why = sdk::check_input_tensor(t, label, value.view, &dims))
+      return invalid(*why);
+    // Enough memory of this device behind the tensor.
     const auto* buffer = from_handle(t.buffer);
-    if (buffer == nullptr) return invalid(label + " has no buffer");
-    if (&buffer->device() != &device_) return invalid(label + " is in another device's buffer");
-    const size_t bytes = float_bytes(dims);
-    if (t.size_bytes < bytes || !buffer->contains(t.offset, bytes))
-      return invalid(label + " needs " + std::to_string(bytes) + " bytes at offset " +
-                     std::to_string(t.offset) + " of a " + std::to_string(buffer->size()) +
-                     "-byte buffer (size_bytes " + std::to_string(t.size_bytes) + ")");
+    if (std::optional<std::string> why =
+            sdk::check_tensor_memory(t, label, float_bytes(dims), extent(buffer, device_)))
+      return invalid(*why);
     launch->dims[id] = std::move(dims);
     launch->where[id] = Location{buffer, t.offset};
   }
@@ -172,11 +147,8 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
                                             dims.data(), &t)) {
       // We own the host's status now: keep its code and message, add which output it
       // was, and free it.
-      const infer_host_services* h = device_.host().raw();
-      Failure f = failure(h->status_code(s), h->status_message(s));
-      h->status_free(s);
-      f.message = "example: alloc_output for " + label + " failed: " + f.message;
-      return f;
+      return sdk::take_status(device_.host(), s,
+                              "example: alloc_output for " + label + " failed: ");
     }
     const auto* buffer = from_handle(t.buffer);
     const size_t bytes = float_bytes(dims);

@@ -168,14 +168,4 @@ const OpInfo* find_op(std::string_view op_type) {
 
 std::span<const OpInfo> all_ops() { return kOps; }
 
-std::string dims_string(const Dims& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += ',';
-    s += std::to_string(dims[i]);
-  }
-  s += ']';
-  return s;
-}
-
 }  // namespace infer::example

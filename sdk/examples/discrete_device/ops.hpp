@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infer/plugin_api.h"
+#include "infer/plugin_glue.hpp"
 #include "kernels.hpp"
 
 namespace infer::example {
@@ -59,6 +59,6 @@ const OpInfo* find_op(std::string_view op_type);
 std::span<const OpInfo> all_ops();
 
 // "[2,3,4]", for messages.
-std::string dims_string(const Dims& dims);
+inline std::string dims_string(const Dims& dims) { return sdk::dims_text(dims); }
 
 }  // namespace infer::example

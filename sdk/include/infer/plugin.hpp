@@ -89,6 +89,12 @@ class Host {
     value.resize(static_cast<size_t>(n));
     return value;
   }
+  // True once the run `run` was cancelled. A NULL run, or a host without the optional
+  // is_cancelled service, is never cancelled.
+  bool cancelled(const infer_run_context* run) const {
+    return run != nullptr && INFER_HAS_FIELD(h_, infer_host_services, is_cancelled) &&
+           h_->is_cancelled != nullptr && h_->is_cancelled(h_->host_ctx, run);
+  }
   // Runs fn(begin, end) over [0, n) on the host's threads.
   template <typename F>
   void parallel_for(size_t n, size_t grain, F&& fn) const {

@@ -23,11 +23,6 @@ namespace {
 constexpr uint32_t kBk = 16;
 constexpr int64_t kMaxGroups = 65535;
 
-bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
-  *error = node.describe() + ": " + what;
-  return false;
-}
-
 // Tiles of conv_gemm: y over output channels of a group, x over output pixels. Local
 // size y stays a multiple of TN (the shader gathers one pixel column per invocation).
 struct Tiles {

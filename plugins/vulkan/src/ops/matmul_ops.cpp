@@ -114,11 +114,6 @@ Dispatch gemm_dispatch(const GemmParams& p, const Shader* shader, uint32_t c_inp
   return d;
 }
 
-bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
-  *error = node.describe() + ": " + what;
-  return false;
-}
-
 bool too_big(std::span<const TensorDesc> tensors) {
   for (const TensorDesc& t : tensors)
     if (t.present && t.elements() > kMaxIndex) return true;

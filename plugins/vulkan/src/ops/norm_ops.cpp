@@ -8,6 +8,7 @@
 // non-innermost axis run one invocation per column so that reads stay coalesced. All of
 // them compute in float32, the only dtype these kernels take.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -24,35 +25,54 @@ constexpr uint32_t kLanes = 128;  // workgroup size of the element-wise kernels
 constexpr uint32_t kTile = 16;    // attention tiles are kTile x kTile
 constexpr int64_t kMaxElements = int64_t{1} << 31;
 
-bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
-  *error = node.describe() + ": " + what;
-  return false;
-}
-
-infer_support no(std::string* reason, const std::string& text) {
-  *reason = text;
-  return INFER_SUPPORT_NO;
-}
-
 // One workgroup per row: a power of two that suits the row length.
 uint32_t row_lanes(int64_t n) { return n <= 64 ? 64 : n <= 512 ? 128 : 256; }
-
-// `count` workgroups folded into a 2-D grid (at most 65535 per dimension); the shaders
-// rebuild the index as gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x.
-void set_groups(Dispatch* d, uint64_t count) {
-  if (count <= 65535) {
-    d->groups[0] = static_cast<uint32_t>(std::max<uint64_t>(count, 1));
-  } else {
-    d->groups[0] = 65535;
-    d->groups[1] = div_up(count, 65535);
-  }
-}
 
 bool get_shader(const NodeInfo& node, const char* name, Dispatch* d, std::string* error) {
   d->shader = find_shader(name);
   if (d->shader == nullptr)
     return fail(node, error, std::string("shader ") + name + " is missing from the build");
   return true;
+}
+
+// Appends dispatch `d` of shader `name` over `groups` workgroups (folded by set_groups).
+bool add_dispatch(const NodeInfo& node, const char* name, Dispatch d, uint64_t groups, OpPlan* out,
+                  std::string* error) {
+  if (!get_shader(node, name, &d, error)) return false;
+  set_groups(&d, groups);
+  out->dispatches.push_back(std::move(d));
+  return true;
+}
+
+// Declares output 0 as float32 with the dims of `x`, as every op here but Attention
+// has it. Returns x's element count: 0 when there is nothing to compute, -1 (with *error
+// set) when the shaders' 32-bit indices cannot reach every element. Callers return
+// `n == 0` for n <= 0.
+int64_t same_shape_output(const NodeInfo& node, const TensorDesc& x, OpPlan* out,
+                          std::string* error) {
+  out->outputs.push_back(TensorDesc{INFER_DTYPE_FLOAT32, x.dims});
+  const int64_t n = x.elements();
+  if (n >= kMaxElements) {
+    fail(node, error, "input " + dims_text(x.dims) + " is too large");
+    return -1;
+  }
+  return n;
+}
+
+// `axis` of a rank-`rank` input made non-negative; false (with *error) when out of range.
+bool resolve_axis(const NodeInfo& node, const TensorDesc& x, int64_t* axis, std::string* error) {
+  const int64_t rank = static_cast<int64_t>(x.dims.size());
+  if (*axis < -rank || *axis >= rank)
+    return fail(
+        node, error,
+        "axis " + std::to_string(*axis) + " is out of range for input " + dims_text(x.dims));
+  if (*axis < 0) *axis += rank;
+  return true;
+}
+
+// The epsilon attribute (ONNX's default 1e-5) as a push constant.
+uint32_t push_epsilon(const NodeInfo& node) {
+  return push_float(static_cast<float>(node.attr_float("epsilon", 1e-5)));
 }
 
 // Every present input of the node must be float32.
@@ -84,15 +104,11 @@ bool only_first_output(const infer_node_view& node, std::string* reason) {
   return true;
 }
 
-// Elements of a view, or -1 when a dim is unknown.
-double view_elements(const infer_value_view* v) {
-  if (v == nullptr || v->rank < 0) return -1;
-  double n = 1;
-  for (int64_t i = 0; i < v->rank; ++i) {
-    if (v->dims[i] < 0) return -1;
-    n *= static_cast<double>(v->dims[i]);
-  }
-  return n;
+// OpKernel::flops of an op that costs `kPerElement` operations per element of input 0.
+template <int kPerElement>
+double per_element_flops(const infer_node_view& node) {
+  const double n = view_elements(node_input(node, 0));
+  return n < 0 ? -1 : kPerElement * n;
 }
 
 // ---------------------------------------------------------------------------------
@@ -111,11 +127,7 @@ bool softmax_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan* 
   int64_t axis = node.attr_int("axis", legacy ? 1 : -1);
   int64_t outer = 1, n = 1, inner = 1;
   if (rank > 0) {
-    if (axis < -rank || axis >= rank)
-      return fail(
-          node, error,
-          "axis " + std::to_string(axis) + " is out of range for input " + dims_text(x.dims));
-    if (axis < 0) axis += rank;
+    if (!resolve_axis(node, x, &axis, error)) return false;
     for (int64_t d = 0; d < rank; ++d) {
       const int64_t s = x.dims[static_cast<size_t>(d)];
       if (d < axis)
@@ -126,33 +138,20 @@ bool softmax_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan* 
         inner *= s;
     }
   }
-  out->outputs.push_back(TensorDesc{INFER_DTYPE_FLOAT32, x.dims});
-  if (x.elements() == 0) return true;
-  if (x.elements() >= kMaxElements)
-    return fail(node, error, "input " + dims_text(x.dims) + " is too large");
+  if (const int64_t count = same_shape_output(node, x, out, error); count <= 0) return count == 0;
   const uint32_t log = node.op_type == "LogSoftmax" ? 1u : 0u;
   Dispatch d;
+  d.bindings = {Operand::input(0), Operand::output(0)};
   if (inner == 1) {
-    if (!get_shader(node, "softmax_rows", &d, error)) return false;
     d.spec = {row_lanes(n), 1, 1, log};
     d.push = {static_cast<uint32_t>(outer), static_cast<uint32_t>(n)};
-    set_groups(&d, static_cast<uint64_t>(outer));
-  } else {
-    if (!get_shader(node, "softmax_cols", &d, error)) return false;
-    d.spec = {kLanes, 1, 1, log};
-    const uint64_t columns = static_cast<uint64_t>(outer * inner);
-    d.push = {static_cast<uint32_t>(columns), static_cast<uint32_t>(n),
-              static_cast<uint32_t>(inner)};
-    set_groups(&d, div_up(columns, kLanes));
+    return add_dispatch(node, "softmax_rows", std::move(d), static_cast<uint64_t>(outer), out,
+                        error);
   }
-  d.bindings = {Operand::input(0), Operand::output(0)};
-  out->dispatches.push_back(std::move(d));
-  return true;
-}
-
-double softmax_flops(const infer_node_view& node) {
-  const double n = view_elements(node_input(node, 0));
-  return n < 0 ? -1 : 5 * n;
+  d.spec = {kLanes, 1, 1, log};
+  const uint64_t columns = static_cast<uint64_t>(outer * inner);
+  d.push = {static_cast<uint32_t>(columns), static_cast<uint32_t>(n), static_cast<uint32_t>(inner)};
+  return add_dispatch(node, "softmax_cols", std::move(d), div_up(columns, kLanes), out, error);
 }
 
 // ---------------------------------------------------------------------------------
@@ -181,15 +180,26 @@ int64_t suffix_count(const Dims& param, const Dims& norm) {
   return count;
 }
 
+// The layernorm shader over `rows` rows of `n` elements. `params` are its push constants
+// {scale count, bias count, channels}: LayerNormalization broadcasts Scale and B along
+// the row, InstanceNormalization picks them per channel (`per_channel`, spec constant 3).
+bool add_layernorm(const NodeInfo& node, int64_t rows, int64_t n, std::array<uint32_t, 3> params,
+                   bool per_channel, bool has_bias, OpPlan* out, std::string* error) {
+  Dispatch d;
+  d.spec = {row_lanes(n), 1, 1, per_channel ? 1u : 0u, has_bias ? 1u : 0u};
+  d.push = {static_cast<uint32_t>(rows), static_cast<uint32_t>(n), params[0], params[1], params[2],
+            push_epsilon(node)};
+  d.bindings = {Operand::input(0), Operand::input(1),
+                has_bias ? Operand::input(2) : Operand::input(1), Operand::output(0)};
+  return add_dispatch(node, "layernorm", std::move(d), static_cast<uint64_t>(rows), out, error);
+}
+
 bool layernorm_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan* out,
                     std::string* error) {
   const TensorDesc& x = in[0];
   const int64_t rank = static_cast<int64_t>(x.dims.size());
   int64_t axis = node.attr_int("axis", -1);
-  if (rank == 0 || axis < -rank || axis >= rank)
-    return fail(node, error,
-                "axis " + std::to_string(axis) + " is out of range for input " + dims_text(x.dims));
-  if (axis < 0) axis += rank;
+  if (!resolve_axis(node, x, &axis, error)) return false;
   const Dims norm(x.dims.begin() + axis, x.dims.end());
   int64_t rows = 1, n = 1;
   for (int64_t d = 0; d < rank; ++d) (d < axis ? rows : n) *= x.dims[static_cast<size_t>(d)];
@@ -201,29 +211,10 @@ bool layernorm_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan
                 "Scale " + dims_text(in[1].dims) +
                     (has_bias ? " and B " + dims_text(in[2].dims) : std::string()) +
                     " must broadcast from the right over the normalized dims " + dims_text(norm));
-  out->outputs.push_back(TensorDesc{INFER_DTYPE_FLOAT32, x.dims});
-  if (x.elements() == 0) return true;
-  if (x.elements() >= kMaxElements)
-    return fail(node, error, "input " + dims_text(x.dims) + " is too large");
-  Dispatch d;
-  if (!get_shader(node, "layernorm", &d, error)) return false;
-  d.spec = {row_lanes(n), 1, 1, 0u, has_bias ? 1u : 0u};
-  d.push = {static_cast<uint32_t>(rows),
-            static_cast<uint32_t>(n),
-            static_cast<uint32_t>(scale_n),
-            static_cast<uint32_t>(bias_n),
-            1u,
-            push_float(static_cast<float>(node.attr_float("epsilon", 1e-5)))};
-  d.bindings = {Operand::input(0), Operand::input(1),
-                has_bias ? Operand::input(2) : Operand::input(1), Operand::output(0)};
-  set_groups(&d, static_cast<uint64_t>(rows));
-  out->dispatches.push_back(std::move(d));
-  return true;
-}
-
-double layernorm_flops(const infer_node_view& node) {
-  const double n = view_elements(node_input(node, 0));
-  return n < 0 ? -1 : 8 * n;
+  if (const int64_t count = same_shape_output(node, x, out, error); count <= 0) return count == 0;
+  return add_layernorm(node, rows, n,
+                       {static_cast<uint32_t>(scale_n), static_cast<uint32_t>(bias_n), 1u}, false,
+                       has_bias, out, error);
 }
 
 infer_support instancenorm_check(const infer_node_view& node, std::string* reason) {
@@ -249,23 +240,8 @@ bool instancenorm_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpP
       return fail(node, error,
                   std::string(i == 1 ? "scale " : "B ") + dims_text(in[i].dims) + " must be [" +
                       std::to_string(C) + "] for input " + dims_text(x.dims));
-  out->outputs.push_back(TensorDesc{INFER_DTYPE_FLOAT32, x.dims});
-  if (x.elements() == 0) return true;
-  if (x.elements() >= kMaxElements)
-    return fail(node, error, "input " + dims_text(x.dims) + " is too large");
-  Dispatch d;
-  if (!get_shader(node, "layernorm", &d, error)) return false;
-  d.spec = {row_lanes(n), 1, 1, 1u, 1u};
-  d.push = {static_cast<uint32_t>(rows),
-            static_cast<uint32_t>(n),
-            1u,
-            1u,
-            static_cast<uint32_t>(C),
-            push_float(static_cast<float>(node.attr_float("epsilon", 1e-5)))};
-  d.bindings = {Operand::input(0), Operand::input(1), Operand::input(2), Operand::output(0)};
-  set_groups(&d, static_cast<uint64_t>(rows));
-  out->dispatches.push_back(std::move(d));
-  return true;
+  if (const int64_t count = same_shape_output(node, x, out, error); count <= 0) return count == 0;
+  return add_layernorm(node, rows, n, {1u, 1u, static_cast<uint32_t>(C)}, true, true, out, error);
 }
 
 // ---------------------------------------------------------------------------------
@@ -303,25 +279,16 @@ bool batchnorm_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan
       return fail(node, error,
                   std::string(kNames[i]) + " " + dims_text(in[i].dims) + " must hold " +
                       std::to_string(C) + " values for input " + dims_text(x.dims));
-  out->outputs.push_back(TensorDesc{INFER_DTYPE_FLOAT32, x.dims});
-  const int64_t n = x.elements();
-  if (n == 0) return true;
-  if (n >= kMaxElements) return fail(node, error, "input " + dims_text(x.dims) + " is too large");
+  const int64_t n = same_shape_output(node, x, out, error);
+  if (n <= 0) return n == 0;
   Dispatch d;
-  if (!get_shader(node, "norm_batch", &d, error)) return false;
   d.spec = {kLanes, 1, 1};
   d.push = {static_cast<uint32_t>(n), static_cast<uint32_t>(inner), static_cast<uint32_t>(C),
-            push_float(static_cast<float>(node.attr_float("epsilon", 1e-5)))};
+            push_epsilon(node)};
   d.bindings = {Operand::input(0), Operand::input(1), Operand::input(2),
                 Operand::input(3), Operand::input(4), Operand::output(0)};
-  set_groups(&d, div_up(static_cast<uint64_t>(n), kLanes));
-  out->dispatches.push_back(std::move(d));
-  return true;
-}
-
-double batchnorm_flops(const infer_node_view& node) {
-  const double n = view_elements(node_input(node, 0));
-  return n < 0 ? -1 : 2 * n;
+  return add_dispatch(node, "norm_batch", std::move(d), div_up(static_cast<uint64_t>(n), kLanes),
+                      out, error);
 }
 
 // ---------------------------------------------------------------------------------
@@ -341,23 +308,14 @@ bool gelu_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan* out
   const std::string approx = node.attr_string("approximate", "none");
   if (approx != "none" && approx != "tanh")
     return fail(node, error, "unsupported attribute approximate=" + approx);
-  out->outputs.push_back(TensorDesc{INFER_DTYPE_FLOAT32, x.dims});
-  const int64_t n = x.elements();
-  if (n == 0) return true;
-  if (n >= kMaxElements) return fail(node, error, "input " + dims_text(x.dims) + " is too large");
+  const int64_t n = same_shape_output(node, x, out, error);
+  if (n <= 0) return n == 0;
   Dispatch d;
-  if (!get_shader(node, "gelu", &d, error)) return false;
   d.spec = {kLanes, 1, 1, approx == "tanh" ? 1u : 0u};
   d.push = {static_cast<uint32_t>(n)};
   d.bindings = {Operand::input(0), Operand::output(0)};
-  set_groups(&d, div_up(static_cast<uint64_t>(n), kLanes));
-  out->dispatches.push_back(std::move(d));
-  return true;
-}
-
-double gelu_flops(const infer_node_view& node) {
-  const double n = view_elements(node_input(node, 0));
-  return n < 0 ? -1 : 12 * n;
+  return add_dispatch(node, "gelu", std::move(d), div_up(static_cast<uint64_t>(n), kLanes), out,
+                      error);
 }
 
 // ---------------------------------------------------------------------------------
@@ -451,12 +409,12 @@ bool attention_plan(const NodeInfo& node, std::span<const TensorDesc> in, OpPlan
   out->dispatches.push_back(std::move(s));
 
   Dispatch sm;
-  if (!get_shader(node, "attention_softmax", &sm, error)) return false;
   sm.spec = {row_lanes(Sk), 1, 1};
   sm.push = {static_cast<uint32_t>(B * H * Sq), static_cast<uint32_t>(Sk)};
   sm.bindings = {Operand::temp(0)};
-  set_groups(&sm, static_cast<uint64_t>(B * H * Sq));
-  out->dispatches.push_back(std::move(sm));
+  if (!add_dispatch(node, "attention_softmax", std::move(sm), static_cast<uint64_t>(B * H * Sq),
+                    out, error))
+    return false;
 
   Dispatch pv;
   if (!get_shader(node, "attention_pv", &pv, error)) return false;
@@ -490,16 +448,18 @@ double attention_flops(const infer_node_view& node) {
 }  // namespace
 
 void add_norm_ops(std::vector<OpKernel>& table) {
-  table.push_back({"", "Softmax", softmax_check, softmax_plan, softmax_flops});
-  table.push_back({"", "LogSoftmax", softmax_check, softmax_plan, softmax_flops});
-  table.push_back({"", "LayerNormalization", layernorm_check, layernorm_plan, layernorm_flops});
+  table.push_back({"", "Softmax", softmax_check, softmax_plan, per_element_flops<5>});
+  table.push_back({"", "LogSoftmax", softmax_check, softmax_plan, per_element_flops<5>});
   table.push_back(
-      {"ai.infer", "LayerNormalization", layernorm_check, layernorm_plan, layernorm_flops});
+      {"", "LayerNormalization", layernorm_check, layernorm_plan, per_element_flops<8>});
   table.push_back(
-      {"", "InstanceNormalization", instancenorm_check, instancenorm_plan, layernorm_flops});
-  table.push_back({"", "BatchNormalization", batchnorm_check, batchnorm_plan, batchnorm_flops});
-  table.push_back({"", "Gelu", gelu_check, gelu_plan, gelu_flops});
-  table.push_back({"ai.infer", "Gelu", gelu_check, gelu_plan, gelu_flops});
+      {"ai.infer", "LayerNormalization", layernorm_check, layernorm_plan, per_element_flops<8>});
+  table.push_back(
+      {"", "InstanceNormalization", instancenorm_check, instancenorm_plan, per_element_flops<8>});
+  table.push_back(
+      {"", "BatchNormalization", batchnorm_check, batchnorm_plan, per_element_flops<2>});
+  table.push_back({"", "Gelu", gelu_check, gelu_plan, per_element_flops<12>});
+  table.push_back({"ai.infer", "Gelu", gelu_check, gelu_plan, per_element_flops<12>});
   table.push_back({"ai.infer", "Attention", attention_check, attention_plan, attention_flops});
 }
 

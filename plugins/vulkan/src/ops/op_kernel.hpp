@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "infer/plugin_api.h"
+#include "infer/plugin_glue.hpp"
 
 namespace infer::vk {
 
@@ -31,37 +31,12 @@ struct Shader {
 // The embedded shader named `name` (its file stem), or nullptr when the build has none.
 const Shader* find_shader(std::string_view name);
 
-// One attribute, copied out of the node view at compile time.
-struct Attr {
-  infer_attr_type type = INFER_ATTR_UNDEFINED;
-  int64_t i = 0;
-  double f = 0;
-  std::string s;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-};
-
-// A node as an executable keeps it: the node view copied, since the view is only valid
-// during compile. Constant inputs keep a pointer to the host's constant data, which the
-// ABI guarantees stays valid as long as the executable lives.
-struct NodeInfo {
-  std::string name;
-  std::string op_type;
-  std::string domain;  // "" for ONNX, "ai.infer" for the fused ops
-  int64_t opset = 0;
-  std::map<std::string, Attr> attrs;
-  size_t num_inputs = 0;   // including omitted optional inputs (present = false)
-  size_t num_outputs = 0;  // including omitted optional outputs
-
-  bool has_attr(const std::string& key) const { return attrs.count(key) != 0; }
-  int64_t attr_int(const std::string& key, int64_t fallback) const;
-  double attr_float(const std::string& key, double fallback) const;
-  std::string attr_string(const std::string& key, const std::string& fallback) const;
-  std::vector<int64_t> attr_ints(const std::string& key, std::vector<int64_t> fallback) const;
-  std::vector<double> attr_floats(const std::string& key, std::vector<double> fallback) const;
-  // "node 'conv1' (Conv)": the prefix of every error message about this node.
-  std::string describe() const;
-};
+// A node as an executable keeps it: the node view copied (with its attributes), since the
+// view is only valid during compile. The SDK's copy (plugin_glue.hpp) is exactly what the
+// kernels need. Constant inputs keep a pointer to the host's constant data instead (see
+// TensorDesc), which the ABI guarantees stays valid as long as the executable lives.
+using Attr = sdk::Attribute;
+using NodeInfo = sdk::NodeInfo;
 
 // An input or output of one node execution. For a constant input `host_data` points at
 // the host's constant bytes (row-major, the dtype's natural size); otherwise it is null
@@ -182,14 +157,62 @@ void add_resize_ops(std::vector<OpKernel>& table);       // Resize
 void add_reduce_ops(std::vector<OpKernel>& table);       // ReduceMean/Sum/Max/Min/Prod/L2..., ArgMax/ArgMin
 
 // Helpers every family uses (src/ops/op_util.cpp).
-std::string dtype_name(infer_dtype dtype);
-std::string dims_text(std::span<const int64_t> dims);
+using sdk::dims_text;
+using sdk::dtype_name;
 // The value view of input `i`, or nullptr when omitted / out of range.
 const infer_value_view* node_input(const infer_node_view& node, size_t i);
 // The attribute named `key`, or nullptr.
 const infer_attr_view* node_attr(const infer_node_view& node, const char* key);
 // ceil(a / b) for positive b, as a workgroup count.
 inline uint32_t div_up(uint64_t a, uint64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+// Elements of a value view for OpKernel::flops, or -1 when it is absent or a dim is
+// unknown.
+inline double view_elements(const infer_value_view* v) {
+  if (v == nullptr || v->rank < 0) return -1;
+  double n = 1;
+  for (int64_t i = 0; i < v->rank; ++i) {
+    if (v->dims[i] < 0) return -1;
+    n *= static_cast<double>(v->dims[i]);
+  }
+  return n;
+}
+// OpKernel::plan's failure: *error = "node 'x' (Op): <what>", and false.
+inline bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
+  *error = node.describe() + ": " + what;
+  return false;
+}
+// OpKernel::check's refusal: *reason = `text`, and NO.
+inline infer_support no(std::string* reason, const std::string& text) {
+  *reason = text;
+  return INFER_SUPPORT_NO;
+}
+// `count` workgroups folded into a 2-D grid (at most 65535 per dimension); the shaders
+// rebuild the index as gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x.
+inline void set_groups(Dispatch* d, uint64_t count) {
+  if (count <= 65535) {
+    d->groups[0] = static_cast<uint32_t>(count > 1 ? count : 1);
+  } else {
+    d->groups[0] = 65535;
+    d->groups[1] = div_up(count, 65535);
+  }
+}
+// 32-bit words per element for kernels that only move elements (shape ops, nearest
+// resize), or 0 for a dtype they do not move: 4- and 8-byte elements only, so the shaders
+// need neither 64-bit integers nor 8- or 16-bit storage.
+inline uint32_t copy_words(infer_dtype t) {
+  switch (t) {
+    case INFER_DTYPE_FLOAT32:
+    case INFER_DTYPE_INT32:
+    case INFER_DTYPE_UINT32:
+      return 1;
+    case INFER_DTYPE_INT64:
+    case INFER_DTYPE_UINT64:
+    case INFER_DTYPE_FLOAT64:
+      return 2;
+    default:
+      return 0;
+  }
+}
 
 // ---- Added by the runtime: helpers for kernels (src/ops/op_util.cpp) -----------------
 // The largest workgroup count per grid dimension every Vulkan device supports.

@@ -7,37 +7,6 @@
 
 namespace infer::vk {
 
-// ---- NodeInfo ----------------------------------------------------------------------------
-
-int64_t NodeInfo::attr_int(const std::string& key, int64_t fallback) const {
-  auto it = attrs.find(key);
-  return it != attrs.end() && it->second.type == INFER_ATTR_INT ? it->second.i : fallback;
-}
-
-double NodeInfo::attr_float(const std::string& key, double fallback) const {
-  auto it = attrs.find(key);
-  return it != attrs.end() && it->second.type == INFER_ATTR_FLOAT ? it->second.f : fallback;
-}
-
-std::string NodeInfo::attr_string(const std::string& key, const std::string& fallback) const {
-  auto it = attrs.find(key);
-  return it != attrs.end() && it->second.type == INFER_ATTR_STRING ? it->second.s : fallback;
-}
-
-std::vector<int64_t> NodeInfo::attr_ints(const std::string& key,
-                                         std::vector<int64_t> fallback) const {
-  auto it = attrs.find(key);
-  return it != attrs.end() && it->second.type == INFER_ATTR_INTS ? it->second.ints : fallback;
-}
-
-std::vector<double> NodeInfo::attr_floats(const std::string& key,
-                                          std::vector<double> fallback) const {
-  auto it = attrs.find(key);
-  return it != attrs.end() && it->second.type == INFER_ATTR_FLOATS ? it->second.floats : fallback;
-}
-
-std::string NodeInfo::describe() const { return "node '" + name + "' (" + op_type + ")"; }
-
 // ---- Activations -------------------------------------------------------------------------
 
 namespace {
@@ -126,44 +95,6 @@ bool activation_supported(const infer_node_view& node, std::string* reason) {
 }
 
 // ---- Names and views ---------------------------------------------------------------------
-
-std::string dtype_name(infer_dtype dtype) {
-  switch (dtype) {
-    case INFER_DTYPE_UNDEFINED: return "undefined";
-    case INFER_DTYPE_FLOAT32: return "float32";
-    case INFER_DTYPE_UINT8: return "uint8";
-    case INFER_DTYPE_INT8: return "int8";
-    case INFER_DTYPE_UINT16: return "uint16";
-    case INFER_DTYPE_INT16: return "int16";
-    case INFER_DTYPE_INT32: return "int32";
-    case INFER_DTYPE_INT64: return "int64";
-    case INFER_DTYPE_STRING: return "string";
-    case INFER_DTYPE_BOOL: return "bool";
-    case INFER_DTYPE_FLOAT16: return "float16";
-    case INFER_DTYPE_FLOAT64: return "float64";
-    case INFER_DTYPE_UINT32: return "uint32";
-    case INFER_DTYPE_UINT64: return "uint64";
-    case INFER_DTYPE_COMPLEX64: return "complex64";
-    case INFER_DTYPE_COMPLEX128: return "complex128";
-    case INFER_DTYPE_BFLOAT16: return "bfloat16";
-    case INFER_DTYPE_FLOAT8E4M3FN: return "float8e4m3fn";
-    case INFER_DTYPE_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
-    case INFER_DTYPE_FLOAT8E5M2: return "float8e5m2";
-    case INFER_DTYPE_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
-    case INFER_DTYPE_UINT4: return "uint4";
-    case INFER_DTYPE_INT4: return "int4";
-  }
-  return "dtype(" + std::to_string(static_cast<int>(dtype)) + ")";
-}
-
-std::string dims_text(std::span<const int64_t> dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += ",";
-    s += std::to_string(dims[i]);
-  }
-  return s + "]";
-}
 
 const infer_value_view* node_input(const infer_node_view& node, size_t i) {
   return i < node.num_inputs ? node.inputs[i] : nullptr;

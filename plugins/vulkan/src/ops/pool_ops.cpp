@@ -18,11 +18,6 @@ namespace {
 
 constexpr int64_t kMaxGroups = 65535;
 
-bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
-  *error = node.describe() + ": " + what;
-  return false;
-}
-
 bool check_x(const NodeInfo& node, std::span<const TensorDesc> in, std::string* error) {
   if (in.empty() || !in[0].present) return fail(node, error, "expected input X");
   if (in[0].dtype != INFER_DTYPE_FLOAT32)
@@ -160,26 +155,16 @@ infer_support check_global_pool(const infer_node_view& node, std::string* reason
   return check_input(node, reason) ? INFER_SUPPORT_YES : INFER_SUPPORT_NO;
 }
 
-double elements(const infer_value_view* v) {
-  if (v == nullptr || v->rank < 0) return -1;
-  double n = 1;
-  for (int64_t i = 0; i < v->rank; ++i) {
-    if (v->dims[i] < 0) return -1;
-    n *= static_cast<double>(v->dims[i]);
-  }
-  return n;
-}
-
 // One compare or add per window tap.
 double flops_pool(const infer_node_view& node) {
-  const double outputs = elements(node.num_outputs > 0 ? node.outputs[0] : nullptr);
+  const double outputs = view_elements(node.num_outputs > 0 ? node.outputs[0] : nullptr);
   if (outputs < 0) return -1;
   double taps = 1;
   for (int64_t k : sdk::attr_ints(&node, "kernel_shape")) taps *= static_cast<double>(k);
   return outputs * taps;
 }
 
-double flops_global_pool(const infer_node_view& node) { return elements(node_input(node, 0)); }
+double flops_global_pool(const infer_node_view& node) { return view_elements(node_input(node, 0)); }
 
 }  // namespace
 

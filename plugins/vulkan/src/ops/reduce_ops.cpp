@@ -48,39 +48,9 @@ uint32_t kind_of(std::string_view op) {
 // The opset from which the axes are an input rather than an attribute.
 int64_t axes_input_opset(std::string_view op) { return op == "ReduceSum" ? 13 : 18; }
 
-bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
-  *error = node.describe() + ": " + what;
-  return false;
-}
-
-infer_support no(std::string* reason, const std::string& text) {
-  *reason = text;
-  return INFER_SUPPORT_NO;
-}
-
-void set_groups(Dispatch* d, uint64_t count) {
-  if (count <= 65535) {
-    d->groups[0] = static_cast<uint32_t>(std::max<uint64_t>(count, 1));
-  } else {
-    d->groups[0] = 65535;
-    d->groups[1] = div_up(count, 65535);
-  }
-}
-
 uint32_t row_lanes(int64_t n) { return n <= 64 ? 64 : n <= 512 ? 128 : 256; }
 
-double input_elements(const infer_node_view& node) {
-  const infer_value_view* v = node_input(node, 0);
-  if (v == nullptr || v->rank < 0) return -1;
-  double n = 1;
-  for (int64_t i = 0; i < v->rank; ++i) {
-    if (v->dims[i] < 0) return -1;
-    n *= static_cast<double>(v->dims[i]);
-  }
-  return n;
-}
-
-double reduce_flops(const infer_node_view& node) { return input_elements(node); }
+double reduce_flops(const infer_node_view& node) { return view_elements(node_input(node, 0)); }
 
 // ---------------------------------------------------------------------------------
 // Reduce*

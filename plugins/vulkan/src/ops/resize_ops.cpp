@@ -54,21 +54,6 @@ struct Params {
   Dims axes;
 };
 
-uint32_t copy_words(infer_dtype t) {
-  switch (t) {
-    case INFER_DTYPE_FLOAT32:
-    case INFER_DTYPE_INT32:
-    case INFER_DTYPE_UINT32:
-      return 1;
-    case INFER_DTYPE_INT64:
-    case INFER_DTYPE_UINT64:
-    case INFER_DTYPE_FLOAT64:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 // Attribute access that works on a node view (check) and a NodeInfo (plan).
 struct AttrReader {
   const infer_node_view* view = nullptr;
@@ -268,11 +253,6 @@ struct Geometry {
   std::vector<double> scales, length, roi_start, roi_end;
   Dims out;
 };
-
-bool fail(const NodeInfo& node, std::string* error, const std::string& what) {
-  *error = node.describe() + ": " + what;
-  return false;
-}
 
 bool output_size(double length, int64_t* out) {
   if (!(length >= 0 && length < 9.0e15)) return false;
