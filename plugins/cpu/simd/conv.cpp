@@ -1,5 +1,5 @@
 // The convolution driver: algorithm choice, weight packing and the GEMM paths (direct
-// 1x1 and im2col). Depthwise and Winograd live in their own files.
+// 1x1, implicit 2-D im2col, N-D im2col). Depthwise and Winograd live in their own files.
 #include "conv.hpp"
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 
 #include "depthwise.hpp"
 #include "gemm.hpp"
+#include "gemm_im2col.hpp"
 #include "scratch.hpp"
 #include "winograd.hpp"
 
@@ -30,55 +31,10 @@ constexpr uint32_t kMagic = 0x31564e43;  // "CNV1"
 constexpr size_t kHeaderBytes = 64;
 static_assert(sizeof(PackedHeader) <= kHeaderBytes);
 
-// Column blocks of the im2col path hold about this many bytes, so that the block and
-// the weights it meets stay in L2 while the GEMM reads them.
-constexpr int64_t kColumnBlockBytes = 512 * 1024;
-constexpr int64_t kColumnBlockMaxBytes = 4 * 1024 * 1024;
-
 size_t round64(size_t n) { return (n + 63) / 64 * 64; }
 
 const unsigned char* payload(const void* packed) {
   return static_cast<const unsigned char*>(packed) + kHeaderBytes;
-}
-
-// Unrolls rows [r0, r1) x output rows [oh0, oh1) of the 2-D column matrix of one image
-// and group: row r is channel r / (kh*kw) at kernel offset r % (kh*kw); its columns are
-// the output positions oh * OW + ow. `col` has (oh1 - oh0) * OW columns.
-void im2col_2d(const ConvShape& s, const float* x, int64_t r0, int64_t r1, int64_t oh0,
-               int64_t oh1, float* col) {
-  const int64_t H = s.in[0], W = s.in[1], KH = s.kernel[0], KW = s.kernel[1];
-  const int64_t OW = s.out[1];
-  const int64_t sh = s.stride[0], sw = s.stride[1], dh = s.dilation[0], dw = s.dilation[1];
-  const int64_t ph = s.pad_begin[0], pw = s.pad_begin[1];
-  const int64_t ncols = (oh1 - oh0) * OW;
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t c = r / (KH * KW);
-    const int64_t kh = (r / KW) % KH;
-    const int64_t kw = r % KW;
-    const float* xc = x + c * H * W;
-    float* dst = col + (r - r0) * ncols;
-    // Output columns [ow_lo, ow_hi) read inside the input row; the rest is padding.
-    const int64_t off = kw * dw - pw;
-    int64_t ow_lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-    int64_t ow_hi = W - off > 0 ? (W - off + sw - 1) / sw : 0;
-    ow_lo = std::min(ow_lo, OW);
-    ow_hi = std::clamp(ow_hi, ow_lo, OW);
-    for (int64_t oh = oh0; oh < oh1; ++oh, dst += OW) {
-      const int64_t ih = oh * sh + kh * dh - ph;
-      if (ih < 0 || ih >= H) {
-        std::memset(dst, 0, sizeof(float) * static_cast<size_t>(OW));
-        continue;
-      }
-      const float* xrow = xc + ih * W + off;
-      for (int64_t ow = 0; ow < ow_lo; ++ow) dst[ow] = 0.0f;
-      if (sw == 1) {
-        std::memcpy(dst + ow_lo, xrow + ow_lo, sizeof(float) * static_cast<size_t>(ow_hi - ow_lo));
-      } else {
-        for (int64_t ow = ow_lo; ow < ow_hi; ++ow) dst[ow] = xrow[ow * sw];
-      }
-      for (int64_t ow = ow_hi; ow < OW; ++ow) dst[ow] = 0.0f;
-    }
-  }
 }
 
 // The generic N-D unrolling of one image and group: all rows, all output positions.
@@ -138,7 +94,8 @@ bool is_pointwise(const ConvShape& s) {
 }
 
 // The GEMM paths: y[n, g] = W_g * B(n, g) for each image and group, B being the input
-// itself (pointwise), its 2-D im2col in blocks of output rows, or its N-D im2col.
+// itself (pointwise), its 2-D im2col packed panel by panel straight from the image
+// (gemm_im2col.hpp), or its N-D im2col.
 void gemm_conv(Isa isa, const Threads& threads, const ConvShape& s, const void* packed,
                const float* x, const float* bias, const float* residual, const Act& act,
                float* y) {
@@ -150,32 +107,19 @@ void gemm_conv(Isa isa, const Threads& threads, const ConvShape& s, const void* 
   const int64_t in_sp = s.in_size(), out_sp = s.out_size();
   const size_t part = static_cast<size_t>(h->part_bytes);
   const bool pointwise = is_pointwise(s);
-  const bool blocked_2d = !pointwise && s.rank == 2;
+  const bool implicit_2d = !pointwise && s.rank == 2;
 
-  // Column blocks (of whole output rows) for the 2-D im2col path.
-  int64_t rows_per_block = s.rank == 2 ? s.out[0] : 1;
-  if (blocked_2d) {
-    // When the group's weights are larger than a block, each block streams them once
-    // more: let blocks grow to the weights' size (up to a few MB, still in L3) so that
-    // small images with many channels run as one GEMM per group.
-    const int64_t row_bytes = K * s.out[1] * static_cast<int64_t>(sizeof(float));
-    const int64_t weight_bytes = Mg * K * static_cast<int64_t>(sizeof(float));
-    const int64_t budget = std::max<int64_t>(kColumnBlockBytes, std::min<int64_t>(weight_bytes, kColumnBlockMaxBytes));
-    rows_per_block = std::clamp<int64_t>(budget / std::max<int64_t>(row_bytes, 1), 1, s.out[0]);
-  }
-  const int64_t nblocks = blocked_2d ? (s.out[0] + rows_per_block - 1) / rows_per_block : 1;
-  const int64_t tasks = N * G * nblocks;
+  const int64_t tasks = N * G;
   const int conc = threads.concurrency();
-  // Enough independent (image, group, block) tasks: run them in parallel with serial
-  // GEMMs inside; otherwise run the tasks one after the other, each GEMM on all threads.
+  // Enough independent (image, group) tasks: run them in parallel with serial GEMMs
+  // inside; otherwise run the tasks one after the other, each GEMM on all threads.
   const bool outer_parallel = conc > 1 && tasks >= 2 * static_cast<int64_t>(conc);
   SerialThreads serial;
   const Threads& inner = outer_parallel ? static_cast<const Threads&>(serial) : threads;
 
   auto task = [&](int64_t t) {
-    const int64_t blk = t % nblocks;
-    const int64_t g = (t / nblocks) % G;
-    const int64_t n = t / (nblocks * G);
+    const int64_t g = t % G;
+    const int64_t n = t / G;
     const float* xg = x + (n * C + g * Cg) * in_sp;
     const int64_t y_off = (n * M + g * Mg) * out_sp;
     GemmEpilogue ep;
@@ -184,34 +128,40 @@ void gemm_conv(Isa isa, const Threads& threads, const ConvShape& s, const void* 
       ep.bias = bias + g * Mg;
     }
     ep.act = act;
+    if (residual != nullptr) {
+      ep.residual = residual + y_off;
+      ep.ldr = out_sp;
+    }
     const GemmOperand A = GemmOperand::prepacked(payload(packed) + static_cast<size_t>(g) * part);
     if (pointwise) {
-      if (residual != nullptr) {
-        ep.residual = residual + y_off;
-        ep.ldr = out_sp;
-      }
       sgemm(isa, inner, Mg, out_sp, K, 1.0f, A, GemmOperand::raw(xg, in_sp), 0.0f, y + y_off,
             out_sp, ep);
       return;
     }
-    int64_t col0 = 0, ncols = out_sp;
-    float* col;
-    if (blocked_2d) {
-      const int64_t oh0 = blk * rows_per_block;
-      const int64_t oh1 = std::min(s.out[0], oh0 + rows_per_block);
-      col0 = oh0 * s.out[1];
-      ncols = (oh1 - oh0) * s.out[1];
-      col = scratch_as<float>(ScratchSlot::kColumns, static_cast<size_t>(K * ncols));
-      im2col_2d(s, xg, 0, K, oh0, oh1, col);
-    } else {
-      col = scratch_as<float>(ScratchSlot::kColumns, static_cast<size_t>(K * ncols));
-      im2col_nd(s, xg, K, col);
+    if (implicit_2d) {
+      Im2colGeom geom;
+      geom.x = xg;
+      geom.channels = Cg;
+      geom.H = s.in[0];
+      geom.W = s.in[1];
+      geom.KH = s.kernel[0];
+      geom.KW = s.kernel[1];
+      geom.sh = s.stride[0];
+      geom.sw = s.stride[1];
+      geom.dh = s.dilation[0];
+      geom.dw = s.dilation[1];
+      geom.ph = s.pad_begin[0];
+      geom.pw = s.pad_begin[1];
+      geom.OH = s.out[0];
+      geom.OW = s.out[1];
+      const Im2colSource source(geom);
+      sgemm(isa, inner, Mg, out_sp, K, 1.0f, A, GemmOperand::from_source(&source), 0.0f, y + y_off,
+            out_sp, ep);
+      return;
     }
-    if (residual != nullptr) {
-      ep.residual = residual + y_off + col0;
-      ep.ldr = out_sp;
-    }
-    sgemm(isa, inner, Mg, ncols, K, 1.0f, A, GemmOperand::raw(col, ncols), 0.0f, y + y_off + col0,
+    float* col = scratch_as<float>(ScratchSlot::kColumns, static_cast<size_t>(K * out_sp));
+    im2col_nd(s, xg, K, col);
+    sgemm(isa, inner, Mg, out_sp, K, 1.0f, A, GemmOperand::raw(col, out_sp), 0.0f, y + y_off,
           out_sp, ep);
   };
   if (outer_parallel) {

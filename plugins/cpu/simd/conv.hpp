@@ -6,9 +6,10 @@
 // The weights are packed once (conv_pack_weights, at kernel creation or by the host's
 // prepack hook) into the form the chosen algorithm reads:
 //   - kGemm: per group the [M/g, C/g * kernel] matrix packed as sgemm's A. Runs as a
-//     direct GEMM on the input for 1x1 stride-1 unpadded kernels, else as im2col (in
-//     column blocks sized for L2, per-thread scratch) + GEMM. Any rank, group, stride,
-//     dilation and padding.
+//     direct GEMM on the input for 1x1 stride-1 unpadded kernels; 2-D kernels as an
+//     implicit im2col (sgemm gathers its B panels straight from the image,
+//     gemm_im2col.hpp); other ranks as im2col (per-thread scratch) + GEMM. Any rank,
+//     group, stride, dilation and padding.
 //   - kDepthwise: group == C == M, 2-D: the raw [C, kh * kw] weights for the direct
 //     depthwise kernel (depthwise.hpp), vectorized along the output width.
 //   - kWinograd: 2-D 3x3 stride-1 dilation-1 group-1 with enough channels: F(4x4, 3x3),

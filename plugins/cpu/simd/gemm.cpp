@@ -6,6 +6,8 @@
 // tile routine on the last K block. M == 1 and N == 1 take a GEMV path that streams the
 // other operand once.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "gemm.hpp"
@@ -219,7 +221,11 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
     scale_only(isa, threads, M, N, beta, C, ldc, ep);
     return;
   }
-  if ((M == 1 || N == 1) && try_gemv(isa, threads, M, N, K, alpha, A, B, pa, pb, beta, C, ldc, ep))
+  if (A.source != nullptr) {
+    std::fprintf(stderr, "infer cpu simd: sgemm: A cannot be a GemmBSource\n");
+    std::abort();
+  }
+  if ((M == 1 || N == 1) && B.source == nullptr && try_gemv(isa, threads, M, N, K, alpha, A, B, pa, pb, beta, C, ldc, ep))
     return;
 
   const Geometry g = geometry(isa);
@@ -227,18 +233,22 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
   const int mr = g.mr, nr = g.nr;
   const GemmEpilogue* last_ep = has_epilogue(ep) ? &ep : nullptr;
 
-  // Tiles of C: at most mc x nc, evenly sized, and (when parallel) enough of them for every
-  // thread; split the longer side (in register panels) first.
+  // Tiles of C: at most mc x nc, and (when parallel) enough of them for every thread and
+  // a multiple of the thread count; split the longer side (in register panels) first.
+  // The panels are dealt out evenly (tile sizes differ by at most one panel), so equal
+  // shares of tiles are equal shares of work: 7 tiles on 2 threads (a 64 x 3136 1x1
+  // convolution) or 13 tiles with a short last one (2048 x 49) left one thread idle for
+  // up to a seventh of the GEMM.
   const int conc = threads.concurrency();
   const double flops = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   const bool parallel = conc > 1 && flops >= kParallelFlops;
   const int64_t m_panels = ceil_div(M, mr), n_panels = ceil_div(N, nr);
-  int64_t mt = ceil_div(M, g.mc), nt = ceil_div(N, g.nc);
+  int64_t mt = std::min(ceil_div(M, g.mc), m_panels), nt = std::min(ceil_div(N, g.nc), n_panels);
   if (parallel) {
     const int64_t target = 2 * static_cast<int64_t>(conc);
-    while (mt * nt < target) {
+    auto split_once = [&] {
       const bool can_m = mt < m_panels, can_n = nt < n_panels;
-      if (!can_m && !can_n) break;
+      if (!can_m && !can_n) return false;
       // Columns per tile vs rows per tile, in multiples of the register tile.
       const double n_len = static_cast<double>(n_panels) / nt * nr;
       const double m_len = static_cast<double>(m_panels) / mt * mr;
@@ -246,42 +256,46 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
         ++nt;
       else
         ++mt;
+      return true;
+    };
+    while (mt * nt < target && split_once()) {
+    }
+    while ((mt * nt) % conc != 0 && split_once()) {
     }
   }
-  const int64_t tm = ceil_div(m_panels, mt) * mr, tn = ceil_div(n_panels, nt) * nr;
-  mt = ceil_div(M, tm);
-  nt = ceil_div(N, tn);
+  // Tile i of mt covers row panels [i * m_panels / mt, (i + 1) * m_panels / mt).
+  const int64_t tm = ceil_div(m_panels, mt) * mr, tn = ceil_div(n_panels, nt) * nr;  // largest
   // K blocks of (nearly) equal length.
   const int64_t kb = ceil_div(K, g.kc);
   const int64_t kc = ceil_div(K, kb);
 
+  // Task t is tile (t % mt, t / mt): column-major over the tiles, so the tasks one thread
+  // runs back to back share their columns, and the packed B block of each K step is made
+  // once for all of their rows (the row tiles used to pack it again each: 13 times for
+  // a 2048-row 1x1 convolution).
   auto body = [&](size_t b, size_t e) {
     float* a_buf = pa == nullptr ? scratch_as<float>(ScratchSlot::kPackA, static_cast<size_t>(tm * kc))
                                  : nullptr;
     float* b_buf = pb == nullptr ? scratch_as<float>(ScratchSlot::kPackB, static_cast<size_t>(kc * tn))
                                  : nullptr;
-    for (size_t t = b; t < e; ++t) {
-      const int64_t m0 = static_cast<int64_t>(t) / nt * tm, n0 = static_cast<int64_t>(t) % nt * tn;
-      const int64_t rows = std::min(tm, M - m0), cols = std::min(tn, N - n0);
+    for (int64_t t = static_cast<int64_t>(b); t < static_cast<int64_t>(e);) {
+      const int64_t ni = t / mt, mi0 = t % mt;
+      const int64_t mi1 = std::min<int64_t>(mt, mi0 + static_cast<int64_t>(e) - t);
+      t += mi1 - mi0;
+      const int64_t n0 = ni * n_panels / nt * nr;
+      const int64_t cols = std::min(N, (ni + 1) * n_panels / nt * nr) - n0;
       for (int64_t k0 = 0; k0 < K; k0 += kc) {
         const int64_t kcb = std::min(kc, K - k0);
-        const float* ablk;
-        int64_t a_step;  // floats between consecutive A panels
-        if (pa != nullptr) {
-          ablk = pa + (m0 / mr) * K * mr + k0 * mr;
-          a_step = K * mr;
-        } else {
-          pack_a_block(A, m0, rows, k0, kcb, mr, a_buf);
-          ablk = a_buf;
-          a_step = kcb * mr;
-        }
         const float* bblk;
-        int64_t b_step;
+        int64_t b_step;  // floats between consecutive B panels
         if (pb != nullptr) {
           bblk = pb + (n0 / nr) * K * nr + k0 * nr;
           b_step = K * nr;
         } else {
-          pack_b_block(B, k0, kcb, n0, cols, nr, b_buf);
+          if (B.source != nullptr)
+            B.source->pack_block(isa, k0, kcb, n0, cols, nr, b_buf);
+          else
+            pack_b_block(B, k0, kcb, n0, cols, nr, kn.pack_b_rows, b_buf);
           bblk = b_buf;
           b_step = kcb * nr;
         }
@@ -292,16 +306,30 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
         job.beta = k0 == 0 ? beta : 1.0f;
         job.ep = k0 + kcb == K ? last_ep : nullptr;
         job.isa = isa;
-        for (int64_t j = 0; j < cols; j += nr) {
-          job.b = bblk + (j / nr) * b_step;
-          job.nr = static_cast<int>(std::min<int64_t>(nr, cols - j));
-          job.col0 = n0 + j;
-          for (int64_t i = 0; i < rows; i += mr) {
-            job.a = ablk + (i / mr) * a_step;
-            job.mr = static_cast<int>(std::min<int64_t>(mr, rows - i));
-            job.row0 = m0 + i;
-            job.c = C + job.row0 * ldc + job.col0;
-            kn.tile(job);
+        for (int64_t mi = mi0; mi < mi1; ++mi) {
+          const int64_t m0 = mi * m_panels / mt * mr;
+          const int64_t rows = std::min(M, (mi + 1) * m_panels / mt * mr) - m0;
+          const float* ablk;
+          int64_t a_step;  // floats between consecutive A panels
+          if (pa != nullptr) {
+            ablk = pa + (m0 / mr) * K * mr + k0 * mr;
+            a_step = K * mr;
+          } else {
+            pack_a_block(A, m0, rows, k0, kcb, mr, a_buf);
+            ablk = a_buf;
+            a_step = kcb * mr;
+          }
+          for (int64_t j = 0; j < cols; j += nr) {
+            job.b = bblk + (j / nr) * b_step;
+            job.nr = static_cast<int>(std::min<int64_t>(nr, cols - j));
+            job.col0 = n0 + j;
+            for (int64_t i = 0; i < rows; i += mr) {
+              job.a = ablk + (i / mr) * a_step;
+              job.mr = static_cast<int>(std::min<int64_t>(mr, rows - i));
+              job.row0 = m0 + i;
+              job.c = C + job.row0 * ldc + job.col0;
+              kn.tile(job);
+            }
           }
         }
       }

@@ -21,16 +21,31 @@
 
 namespace infer::cpu::simd {
 
-// One operand: raw (data + strides) or packed (packed != nullptr, made by pack_a/pack_b
-// with the same isa and dims; data and strides are then ignored).
+// A B operand that is never materialized: sgemm asks it for the packed panels of each
+// block it needs (the layout of gemm_kernels.hpp: ceil(cols / nr) panels of kc x nr
+// floats, zero-padded past column `cols`). A convolution's im2col columns are one: the
+// panels are gathered straight from the image, so the column matrix is never written.
+// pack_block runs concurrently on sgemm's threads for disjoint blocks.
+class GemmBSource {
+ public:
+  virtual ~GemmBSource() = default;
+  virtual void pack_block(Isa isa, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
+                          float* dst) const = 0;
+};
+
+// One operand: raw (data + strides), packed (packed != nullptr, made by pack_a/pack_b
+// with the same isa and dims; data and strides are then ignored) or, for B only, a source
+// that packs itself (source != nullptr).
 struct GemmOperand {
   const float* data = nullptr;
   int64_t row_stride = 0;  // elements between element (r, c) and (r + 1, c)
   int64_t col_stride = 1;  // elements between element (r, c) and (r, c + 1)
   const void* packed = nullptr;
+  const GemmBSource* source = nullptr;
 
-  static GemmOperand raw(const float* d, int64_t rs, int64_t cs = 1) { return {d, rs, cs, nullptr}; }
-  static GemmOperand prepacked(const void* p) { return {nullptr, 0, 1, p}; }
+  static GemmOperand raw(const float* d, int64_t rs, int64_t cs = 1) { return {d, rs, cs, nullptr, nullptr}; }
+  static GemmOperand prepacked(const void* p) { return {nullptr, 0, 1, p, nullptr}; }
+  static GemmOperand from_source(const GemmBSource* s) { return {nullptr, 0, 1, nullptr, s}; }
 };
 
 struct GemmEpilogue {

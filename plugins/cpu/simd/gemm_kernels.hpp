@@ -52,10 +52,17 @@ using GemvRowsFn = void (*)(int64_t K, const float* x, int64_t incx, const float
 using GemvDotsFn = void (*)(int64_t K, const float* w, int64_t ldw, int64_t n, const float* x,
                             float* y);
 
+// Packs one B panel from row-major rows: dst[k * nr + c] = src[k * rs + c] for c < cols
+// (cols <= nr, the ISA's panel width) and 0 for c in [cols, nr), for k in [0, kc). The
+// hot copy of every raw B (1x1 convolutions, im2col columns, MatMul activations): done
+// with the ISA's vectors instead of a memcpy call per K step.
+using PackBRowsFn = void (*)(const float* src, int64_t rs, int64_t kc, int cols, float* dst);
+
 struct Kernels {
   TileFn tile;
   GemvRowsFn gemv_rows;
   GemvDotsFn gemv_dots;
+  PackBRowsFn pack_b_rows;
 };
 const Kernels& kernels(Isa isa);
 
@@ -70,8 +77,9 @@ const Kernels& kernels_neon();
 void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, int64_t kc, int mr,
                   float* dst);
 // Packs K steps [k0, k0 + kc) x columns [n0, n0 + cols) of raw B into ceil(cols / nr)
-// panels of kc * nr floats at dst (zero-padded).
+// panels of kc * nr floats at dst (zero-padded); row-major panels go through `rows`
+// (the ISA's pack_b_rows for this nr).
 void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
-                  float* dst);
+                  PackBRowsFn rows, float* dst);
 
 }  // namespace infer::cpu::simd::gemm_detail

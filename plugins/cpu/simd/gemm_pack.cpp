@@ -34,17 +34,14 @@ void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, in
 }
 
 void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
-                  float* dst) {
+                  PackBRowsFn rows, float* dst) {
   const int64_t rs = B.row_stride, cs = B.col_stride;
   for (int64_t p0 = 0; p0 < cols; p0 += nr, dst += kc * nr) {
     const int cc = static_cast<int>(cols - p0 < nr ? cols - p0 : nr);
     const float* src = B.data + k0 * rs + (n0 + p0) * cs;
     if (cs == 1) {
       // Row-major B: each K step is a contiguous run of the panel's columns.
-      for (int64_t k = 0; k < kc; ++k) {
-        std::memcpy(dst + k * nr, src + k * rs, sizeof(float) * static_cast<size_t>(cc));
-        for (int c = cc; c < nr; ++c) dst[k * nr + c] = 0.0f;
-      }
+      rows(src, rs, kc, cc, dst);
       continue;
     }
     if (rs == 1) {
@@ -129,6 +126,7 @@ size_t packed_b_bytes(Isa isa, int64_t K, int64_t N) {
 
 void pack_a(Isa isa, int64_t M, int64_t K, const GemmOperand& A, void* dst) {
   if (A.packed != nullptr) fail("pack_a", "A is already packed");
+  if (A.source != nullptr) fail("pack_a", "A cannot be a GemmBSource");
   const size_t bytes = packed_a_bytes(isa, M, K);
   std::memset(dst, 0, kPackHeaderBytes);
   const PackHeader h{kPackMagic, static_cast<uint32_t>(PackKind::kA), static_cast<uint32_t>(isa),
@@ -149,7 +147,12 @@ void pack_b(Isa isa, int64_t K, int64_t N, const GemmOperand& B, void* dst) {
   std::memcpy(dst, &h, sizeof h);
   float* panels = reinterpret_cast<float*>(static_cast<char*>(dst) + kPackHeaderBytes);
   std::memset(panels, 0, bytes - kPackHeaderBytes);
-  if (N > 0 && K > 0) pack_b_block(B, 0, K, 0, N, geometry(isa).nr, panels);
+  if (N > 0 && K > 0) {
+    if (B.source != nullptr)
+      B.source->pack_block(isa, 0, K, 0, N, geometry(isa).nr, panels);
+    else
+      pack_b_block(B, 0, K, 0, N, geometry(isa).nr, kernels(isa).pack_b_rows, panels);
+  }
 }
 
 bool packed_matches_a(const void* packed, size_t bytes, Isa isa, int64_t M, int64_t K) {

@@ -61,5 +61,22 @@ inline void finish_tile(float* __restrict acc, int64_t ldacc, const TileJob& t) 
   }
 }
 
+// pack_b_rows for a panel width NR known at compile time, so the full-width copy of a K
+// step compiles to whole vector moves for the ISA of the including file.
+template <int NR>
+void pack_b_rows_fixed(const float* __restrict src, int64_t rs, int64_t kc, int cols,
+                       float* __restrict dst) {
+  if (cols == NR) {
+    for (int64_t k = 0; k < kc; ++k, src += rs, dst += NR)
+      for (int c = 0; c < NR; ++c) dst[c] = src[c];
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k, src += rs, dst += NR) {
+    int c = 0;
+    for (; c < cols; ++c) dst[c] = src[c];
+    for (; c < NR; ++c) dst[c] = 0.0f;
+  }
+}
+
 }  // namespace
 }  // namespace infer::cpu::simd::gemm_detail

@@ -1,8 +1,9 @@
 // AVX-512 GEMM kernels: a 14 x 32 register tile (28 zmm accumulators, two zmm of B and
-// one broadcast of A: 31 of the 32 registers), and the GEMV loops. The tile does 28 FMAs
-// per K step against two B loads and 14 broadcasts: far from the load ports' limit, and
-// its 28 independent chains cover the 4-cycle FMA latency even on a core with two full
-// 512-bit FMA pipes (8 chains needed; Zen 4 splits a zmm FMA into two halves instead).
+// one broadcast of A: 31 of the 32 registers), with a 14 x 16 variant for a right-edge
+// panel of at most 16 columns, a rows-along-the-vector one for at most 4, and both for
+// 17..20; the B panel packer; the GEMV loops. The tile does 28 FMAs per K step against
+// two B loads and 14 broadcasts: far from the load ports' limit, and its 28 independent
+// chains cover the 4-cycle FMA latency even on a core with two full 512-bit FMA pipes.
 #include <immintrin.h>
 
 #include "gemm_kernels.hpp"
@@ -14,8 +15,88 @@ namespace {
 constexpr int kMr = 14;
 constexpr int kNr = 32;
 
-void tile(const TileJob& t) {
-  alignas(64) float acc[kMr * kNr];
+inline __mmask16 tail_mask(int64_t left) {
+  return left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
+}
+
+// The epilogue straight from the accumulators: the finished rows are written with masked
+// stores (nr < 32 at the right edge), so a tile never goes through a stack buffer and
+// back. Same order of operations as finish_tile: alpha, beta * C, bias, residual, act.
+// Activations other than Relu/Clip/None run afterwards on the stored rows (in L1).
+void finish_in_registers(__m512* c0, __m512* c1, const TileJob& t) {
+  const __mmask16 m0 = tail_mask(t.nr), m1 = t.nr > 16 ? tail_mask(t.nr - 16) : 0;
+  const GemmEpilogue* ep = t.ep;
+  const __m512 alpha = _mm512_set1_ps(t.alpha), beta = _mm512_set1_ps(t.beta);
+  const bool scale = t.alpha != 1.0f;
+  const int beta_mode = t.beta == 0.0f ? 0 : (t.beta == 1.0f ? 1 : 2);
+  bool row_bias = false, col_bias = false, relu = false, clip = false, other_act = false;
+  const float* res = nullptr;
+  __m512 cb0 = _mm512_setzero_ps(), cb1 = cb0, lo = cb0, hi = cb0;
+  if (ep != nullptr) {
+    row_bias = ep->bias_mode == GemmEpilogue::Bias::kPerRow;
+    col_bias = ep->bias_mode == GemmEpilogue::Bias::kPerCol;
+    if (col_bias) {
+      cb0 = _mm512_maskz_loadu_ps(m0, ep->bias + t.col0);
+      cb1 = _mm512_maskz_loadu_ps(m1, ep->bias + t.col0 + 16);
+    }
+    if (ep->residual != nullptr) res = ep->residual + t.row0 * ep->ldr + t.col0;
+    relu = ep->act.kind == ActKind::kRelu;
+    clip = ep->act.kind == ActKind::kClip;
+    other_act = !relu && !clip && ep->act.kind != ActKind::kNone;
+    if (clip) {
+      lo = _mm512_set1_ps(ep->act.p0);
+      hi = _mm512_set1_ps(ep->act.p1);
+    }
+  }
+  const __m512 zero = _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (int r = 0; r < kMr; ++r) {
+    if (r < t.mr) {
+      float* c = t.c + r * t.ldc;
+      __m512 v0 = c0[r], v1 = c1[r];
+      if (scale) {
+        v0 = _mm512_mul_ps(alpha, v0);
+        v1 = _mm512_mul_ps(alpha, v1);
+      }
+      if (beta_mode == 1) {
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, c));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, c + 16));
+      } else if (beta_mode == 2) {
+        v0 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(m0, c), v0);
+        v1 = _mm512_fmadd_ps(beta, _mm512_maskz_loadu_ps(m1, c + 16), v1);
+      }
+      if (row_bias) {
+        const __m512 b = _mm512_set1_ps(ep->bias[t.row0 + r]);
+        v0 = _mm512_add_ps(v0, b);
+        v1 = _mm512_add_ps(v1, b);
+      } else if (col_bias) {
+        v0 = _mm512_add_ps(v0, cb0);
+        v1 = _mm512_add_ps(v1, cb1);
+      }
+      if (res != nullptr) {
+        const float* rr = res + r * ep->ldr;
+        v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, rr));
+        v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, rr + 16));
+      }
+      if (relu) {
+        v0 = _mm512_max_ps(v0, zero);
+        v1 = _mm512_max_ps(v1, zero);
+      } else if (clip) {
+        v0 = _mm512_min_ps(_mm512_max_ps(v0, lo), hi);
+        v1 = _mm512_min_ps(_mm512_max_ps(v1, lo), hi);
+      }
+      _mm512_mask_storeu_ps(c, m0, v0);
+      _mm512_mask_storeu_ps(c + 16, m1, v1);
+    }
+  }
+  if (other_act)
+    for (int r = 0; r < t.mr; ++r) apply_activation(t.isa, ep->act, t.c + r * t.ldc, static_cast<size_t>(t.nr));
+}
+
+// kHalf: the panel has at most 16 live columns (the right edge of C, e.g. 4 of them when
+// N = 196), so only the first zmm of each row is computed: half the FMAs of a full tile.
+template <bool kHalf>
+void tile_impl(const TileJob& t) {
   __m512 c0[kMr], c1[kMr];
 #pragma GCC unroll 16
   for (int r = 0; r < kMr; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
@@ -23,26 +104,125 @@ void tile(const TileJob& t) {
   const float* __restrict b = t.b;
   for (int64_t k = 0; k < t.kc; ++k) {
     const __m512 b0 = _mm512_loadu_ps(b);
-    const __m512 b1 = _mm512_loadu_ps(b + 16);
+    if constexpr (kHalf) {
 #pragma GCC unroll 16
-    for (int r = 0; r < kMr; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r]);
-      c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
-      c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+      for (int r = 0; r < kMr; ++r) c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, c0[r]);
+    } else {
+      const __m512 b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 16
+      for (int r = 0; r < kMr; ++r) {
+        const __m512 av = _mm512_set1_ps(a[r]);
+        c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+        c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
+      }
     }
     a += kMr;
     b += kNr;
   }
-#pragma GCC unroll 16
-  for (int r = 0; r < kMr; ++r) {
-    _mm512_store_ps(acc + r * kNr, c0[r]);
-    _mm512_store_ps(acc + r * kNr + 16, c1[r]);
-  }
-  finish_tile(acc, kNr, t);
+  finish_in_registers(c0, c1, t);
 }
 
-inline __mmask16 tail_mask(int64_t left) {
-  return left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
+// An edge panel of NC <= 4 live columns (N = 49 = 32 + 16 + 1, N = 196 = 6 * 32 + 4):
+// the 14 rows of A go along the vector (one masked load per K step) and each column gets
+// its own accumulators, split over even and odd K steps for two FMA chains each, so the
+// panel costs about NC FMAs per K step instead of a 14 x 16 tile's 14. The sums are
+// transposed through a small buffer and finished by the generic epilogue.
+template <int NC>
+void tile_narrow(const TileJob& t) {
+  constexpr __mmask16 kRows = static_cast<__mmask16>((1u << kMr) - 1u);
+  __m512 s0[NC], s1[NC];
+#pragma GCC unroll 4
+  for (int j = 0; j < NC; ++j) s0[j] = s1[j] = _mm512_setzero_ps();
+  const float* __restrict a = t.a;
+  const float* __restrict b = t.b;
+  int64_t k = 0;
+  for (; k + 2 <= t.kc; k += 2, a += 2 * kMr, b += 2 * kNr) {
+    const __m512 a0 = _mm512_maskz_loadu_ps(kRows, a);
+    const __m512 a1 = _mm512_maskz_loadu_ps(kRows, a + kMr);
+#pragma GCC unroll 4
+    for (int j = 0; j < NC; ++j) {
+      s0[j] = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[j]), s0[j]);
+      s1[j] = _mm512_fmadd_ps(a1, _mm512_set1_ps(b[kNr + j]), s1[j]);
+    }
+  }
+  if (k < t.kc) {
+    const __m512 a0 = _mm512_maskz_loadu_ps(kRows, a);
+#pragma GCC unroll 4
+    for (int j = 0; j < NC; ++j) s0[j] = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[j]), s0[j]);
+  }
+  alignas(64) float cols[NC][16];
+#pragma GCC unroll 4
+  for (int j = 0; j < NC; ++j) _mm512_store_ps(cols[j], _mm512_add_ps(s0[j], s1[j]));
+  float acc[kMr * NC];
+  for (int r = 0; r < kMr; ++r)
+    for (int j = 0; j < NC; ++j) acc[r * NC + j] = cols[j][r];
+  finish_tile(acc, NC, t);
+}
+
+// The tile for a panel of nr <= 4 live columns; false for wider ones.
+bool narrow_tile(const TileJob& t) {
+  switch (t.nr) {
+    case 1:
+      tile_narrow<1>(t);
+      return true;
+    case 2:
+      tile_narrow<2>(t);
+      return true;
+    case 3:
+      tile_narrow<3>(t);
+      return true;
+    case 4:
+      tile_narrow<4>(t);
+      return true;
+    default:
+      return false;
+  }
+}
+
+void tile(const TileJob& t) {
+  if (narrow_tile(t)) return;
+  if (t.nr <= 16) {
+    tile_impl<true>(t);
+  } else if (t.nr <= 20) {
+    // 17..20 columns (N = 49 = 32 + 17 in ResNet's last stage): a half-width tile on the
+    // first 16 and a narrow one on the rest, about 15 FMAs per K step instead of 28.
+    TileJob half = t;
+    half.nr = 16;
+    tile_impl<true>(half);
+    TileJob rest = t;
+    rest.nr = t.nr - 16;
+    rest.b = t.b + 16;
+    rest.c = t.c + 16;
+    rest.col0 = t.col0 + 16;
+    narrow_tile(rest);
+  } else {
+    tile_impl<false>(t);
+  }
+}
+
+// pack_b_rows for 32-wide panels: two (masked) vector loads and two stores per K step.
+void pack_b_rows(const float* src, int64_t rs, int64_t kc, int cols, float* dst) {
+  if (cols == kNr) {
+    int64_t k = 0;
+    for (; k + 2 <= kc; k += 2, src += 2 * rs, dst += 2 * kNr) {
+      const __m512 a0 = _mm512_loadu_ps(src), a1 = _mm512_loadu_ps(src + 16);
+      const __m512 b0 = _mm512_loadu_ps(src + rs), b1 = _mm512_loadu_ps(src + rs + 16);
+      _mm512_storeu_ps(dst, a0);
+      _mm512_storeu_ps(dst + 16, a1);
+      _mm512_storeu_ps(dst + kNr, b0);
+      _mm512_storeu_ps(dst + kNr + 16, b1);
+    }
+    if (k < kc) {
+      _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+      _mm512_storeu_ps(dst + 16, _mm512_loadu_ps(src + 16));
+    }
+    return;
+  }
+  const __mmask16 m0 = tail_mask(cols), m1 = cols > 16 ? tail_mask(cols - 16) : 0;
+  for (int64_t k = 0; k < kc; ++k, src += rs, dst += kNr) {
+    _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, src));
+    _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+  }
 }
 
 void gemv_rows(int64_t K, const float* x, int64_t incx, const float* w, int64_t ldw, int64_t n,
@@ -118,7 +298,7 @@ void gemv_dots(int64_t K, const float* w, int64_t ldw, int64_t n, const float* x
 }  // namespace
 
 const Kernels& kernels_avx512() {
-  static const Kernels k{tile, gemv_rows, gemv_dots};
+  static const Kernels k{tile, gemv_rows, gemv_dots, pack_b_rows};
   return k;
 }
 

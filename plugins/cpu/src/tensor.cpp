@@ -7,58 +7,6 @@
 
 namespace infer::cpu {
 
-const char* dtype_name(infer_dtype t) {
-  switch (t) {
-    case INFER_DTYPE_FLOAT32:
-      return "float32";
-    case INFER_DTYPE_UINT8:
-      return "uint8";
-    case INFER_DTYPE_INT8:
-      return "int8";
-    case INFER_DTYPE_UINT16:
-      return "uint16";
-    case INFER_DTYPE_INT16:
-      return "int16";
-    case INFER_DTYPE_INT32:
-      return "int32";
-    case INFER_DTYPE_INT64:
-      return "int64";
-    case INFER_DTYPE_STRING:
-      return "string";
-    case INFER_DTYPE_BOOL:
-      return "bool";
-    case INFER_DTYPE_FLOAT16:
-      return "float16";
-    case INFER_DTYPE_FLOAT64:
-      return "float64";
-    case INFER_DTYPE_UINT32:
-      return "uint32";
-    case INFER_DTYPE_UINT64:
-      return "uint64";
-    case INFER_DTYPE_COMPLEX64:
-      return "complex64";
-    case INFER_DTYPE_COMPLEX128:
-      return "complex128";
-    case INFER_DTYPE_BFLOAT16:
-      return "bfloat16";
-    case INFER_DTYPE_FLOAT8E4M3FN:
-      return "float8e4m3fn";
-    case INFER_DTYPE_FLOAT8E4M3FNUZ:
-      return "float8e4m3fnuz";
-    case INFER_DTYPE_FLOAT8E5M2:
-      return "float8e5m2";
-    case INFER_DTYPE_FLOAT8E5M2FNUZ:
-      return "float8e5m2fnuz";
-    case INFER_DTYPE_UINT4:
-      return "uint4";
-    case INFER_DTYPE_INT4:
-      return "int4";
-    case INFER_DTYPE_UNDEFINED:
-      return "undefined";
-  }
-  return "unknown";
-}
-
 std::string dims_str(const Dims& dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "infer/plugin.hpp"
+#include "infer/plugin_glue.hpp"
 #include "status.hpp"
 
 namespace infer::cpu {
@@ -32,7 +33,7 @@ struct Tensor {
 };
 
 // "float32", "int64", ... as in ONNX.
-const char* dtype_name(infer_dtype t);
+using sdk::dtype_name;  // "float32", ...; "dtype(N)" outside the enumeration
 // "[2,3,4]"
 std::string dims_str(const Dims& dims);
 // Bit mask helpers for the kernel table's dtype sets.

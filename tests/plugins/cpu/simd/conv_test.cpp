@@ -125,6 +125,12 @@ std::vector<Case> cases() {
       {"conv1d", conv_test_shape(2, 3, 17, 1, {29}, {5}, {2}, {2}, {3}, {1})},
       {"conv1d_grouped", conv_test_shape(1, 6, 4, 2, {17}, {3}, {1}, {1}, {1}, {1})},
       {"conv3d", conv_test_shape(1, 3, 5, 1, {5, 6, 7}, {3, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1}, {1, 1, 0})},
+      // Output rows of 32+ columns: the implicit im2col reads whole 32-column panels with
+      // contiguous loads (stride 1 and 2, clipped at both padded edges), and gathers the
+      // panels that straddle two rows.
+      {"wide_3x3_stride1", conv_test_shape(1, 5, 17, 1, {5, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"wide_7x7_stride2_pad3", conv_test_shape(1, 3, 20, 1, {9, 150}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3})},
+      {"wide_3x3_stride2_dil2", conv_test_shape(1, 4, 9, 1, {7, 140}, {3, 3}, {1, 2}, {2, 2}, {2, 2}, {1, 3})},
       {"kernel_bigger_than_input_padded", conv_test_shape(1, 3, 3, 1, {2, 3}, {3, 5}, {1, 1}, {1, 1}, {1, 2}, {1, 2})},
   };
 }

@@ -167,8 +167,11 @@ TEST_P(GemmTest, AllSmallSizeCombinations) {
 
 TEST_P(GemmTest, LargerSizesCrossingTheCacheBlocks) {
   // 255 and 600 cross KC (256); 200 crosses MC; 600 and 1100 cross NC.
+  // N = 35 and 196 end in 3- and 4-column panels, 49 and 784 in 17- and 16-column ones: the
+  // AVX-512 tile has a narrow and a half-width variant for those right edges.
   const int64_t shapes[][3] = {{255, 255, 255}, {200, 33, 600}, {17, 1100, 300}, {255, 7, 513},
-                               {1, 600, 700},   {600, 1, 513},  {64, 255, 1},   {33, 64, 2000}};
+                               {1, 600, 700},   {600, 1, 513},  {64, 255, 1},   {33, 64, 2000},
+                               {29, 35, 513},   {40, 196, 300}, {43, 49, 260},  {15, 784, 70}};
   for (const auto& s : shapes) {
     Case c;
     c.M = s[0], c.N = s[1], c.K = s[2];
@@ -205,7 +208,7 @@ TEST_P(GemmTest, PrepackedOperands) {
 TEST_P(GemmTest, AlphaAndBeta) {
   const float alphas[] = {1.0f, -0.5f, 2.0f, 0.0f};
   const float betas[] = {0.0f, 1.0f, -1.5f};
-  const int64_t shapes[][3] = {{17, 33, 31}, {1, 40, 17}, {40, 1, 17}, {30, 70, 600}};
+  const int64_t shapes[][3] = {{17, 33, 31}, {1, 40, 17}, {40, 1, 17}, {30, 70, 600}, {17, 36, 300}};
   for (const auto& s : shapes)
     for (float alpha : alphas)
       for (float beta : betas) {
