@@ -11,15 +11,6 @@ namespace {
 
 class ExecuteTest : public VulkanTest {
  protected:
-  infer_capability capability(const infer_node_view* node) {
-    infer_capability cap;
-    std::memset(&cap, 0, sizeof cap);
-    cap.struct_size = sizeof cap;
-    cap.est_time_us = -1;
-    cap.est_memory_bytes = -1;
-    EXPECT_TRUE(take_status(api()->query_capability(device(), node, &cap)).ok());
-    return cap;
-  }
 };
 
 TEST_F(ExecuteTest, SingleAddMatchesHandComputedValues) {

@@ -40,15 +40,6 @@ class ElementwiseTest : public VulkanTest {
     for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
     return s + "]";
   }
-  infer_capability capability(const infer_node_view* node) {
-    infer_capability cap;
-    std::memset(&cap, 0, sizeof cap);
-    cap.struct_size = sizeof cap;
-    cap.est_time_us = -1;
-    cap.est_memory_bytes = -1;
-    EXPECT_TRUE(take_status(api()->query_capability(device(), node, &cap)).ok());
-    return cap;
-  }
 };
 
 TEST_F(ElementwiseTest, ArithmeticWithEveryBroadcastPattern) {

@@ -58,18 +58,6 @@ class MatMulOpsTest : public VulkanTest {
     expect_same_as_cpu(graph, seed, kTol, kTol);
   }
 
-  infer_capability capability(const infer_node_view* node) {
-    infer_capability cap;
-    std::memset(&cap, 0, sizeof cap);
-    cap.struct_size = sizeof cap;
-    cap.support = INFER_SUPPORT_NO;
-    cap.est_time_us = -1;
-    cap.est_memory_bytes = -1;
-    infer_status* st = api()->query_capability(device(), node, &cap);
-    EXPECT_EQ(st, nullptr);
-    if (st != nullptr) vk().services()->status_free(st);
-    return cap;
-  }
 
   static std::string dims_str(const std::vector<int64_t>& d) {
     std::string s = "[";

@@ -180,6 +180,19 @@ PluginHandle& VulkanTest::vk() { return *shared().vk; }
 PluginHandle& VulkanTest::cpu() { return *shared().cpu; }
 infer_device* VulkanTest::device() { return shared().device; }
 
+infer_capability VulkanTest::capability(const infer_node_view* node) {
+  infer_capability cap;
+  std::memset(&cap, 0, sizeof cap);
+  cap.struct_size = sizeof cap;
+  cap.support = INFER_SUPPORT_NO;
+  cap.est_time_us = -1;
+  cap.est_memory_bytes = -1;
+  infer_status* st = api()->query_capability(device(), node, &cap);
+  EXPECT_EQ(st, nullptr);
+  if (st != nullptr) vk().services()->status_free(st);
+  return cap;
+}
+
 std::vector<std::string> VulkanTest::validation_messages() {
   std::vector<std::string> out;
   for (const LogEntry& e : vk().host().logs())

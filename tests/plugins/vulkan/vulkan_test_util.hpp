@@ -68,6 +68,10 @@ class VulkanTest : public ::testing::Test {
 
   // The "vulkan validation: " messages logged since SetUp.
   std::vector<std::string> validation_messages();
+
+  // The vulkan plugin's answer for `node` (support NO and unknown estimates unless it
+  // says otherwise); a failed query fails the test.
+  infer_capability capability(const infer_node_view* node);
 };
 
 // Loads the vulkan plugin on its own (not shared), with `options` set on its host
