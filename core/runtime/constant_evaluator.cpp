@@ -48,8 +48,12 @@ Result<std::vector<ir::TensorDataPtr>> PluginConstantEvaluator::evaluate(
   if (!cap.supported()) return unsupported(node.describe() + ": " + cap.reason);
 
   const ir::NodeId only = 0;
+  // The view carries the "constant_folding/<node>" name so plugins can tell load-time
+  // folding from the model's partitions (the cpu plugin's profile leaves it out).
+  host::PartitionViewOptions view_options;
+  view_options.name = g.name;
   INFER_ASSIGN_OR_RETURN(const infer_graph_view* view,
-                         views->build_partition_view(std::span<const ir::NodeId>(&only, 1)));
+                         views->build_partition_view(std::span<const ir::NodeId>(&only, 1), view_options));
   host::CompileOptions options;
   options.partition_name = g.name;
   options.keep_alive.push_back(views->constants_keeper());

@@ -1,6 +1,7 @@
 #include "executable.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
@@ -402,6 +403,11 @@ Result<std::unique_ptr<Executable>> Executable::compile_impl(const sdk::Host& ho
     }
     exe->steps_.push_back(std::move(step));
   }
+  if (NodeProfile::enabled()) {
+    std::vector<NodeProfile::Node> nodes;
+    for (const Step& step : exe->steps_) nodes.push_back({step.node_name, step.op_type});
+    exe->profile_ = std::make_unique<NodeProfile>(exe->name_, std::move(nodes));
+  }
   for (size_t i = 0; i < graph.num_outputs; ++i) {
     const infer_value_view* v = graph.outputs[i];
     if (v == nullptr) return invalid("graph output ", i, " is NULL");
@@ -655,7 +661,9 @@ Status Executable::run_steps(RunState& state, OutputSink& sink,
   const infer_host_services* h = host_.raw();
   const bool can_cancel =
       INFER_HAS_FIELD(h, infer_host_services, is_cancelled) && h->is_cancelled != nullptr;
-  for (const Step& step : steps_) {
+  if (profile_ != nullptr) profile_->add_run();
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const Step& step = steps_[n];
     if (can_cancel && h->is_cancelled(h->host_ctx, run))
       return Status(INFER_STATUS_CANCELLED,
                     cat("run cancelled before node '", step.node_name, "'"));
@@ -670,7 +678,13 @@ Status Executable::run_steps(RunState& state, OutputSink& sink,
       ctx.set_captures(std::move(caps));
     }
     ctx.set_run(run);
+    const auto start = profile_ != nullptr ? std::chrono::steady_clock::now()
+                                           : std::chrono::steady_clock::time_point{};
     Status st = step.kernel->run(ctx);
+    if (profile_ != nullptr)
+      profile_->add(n, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - start)
+                           .count());
     if (!st.is_ok()) return st.with_prefix(step.prefix());
     for (size_t i = 0; i < step.outputs.size(); ++i) {
       const int s = step.outputs[i];

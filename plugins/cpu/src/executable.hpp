@@ -30,6 +30,7 @@
 #include "infer/plugin.hpp"
 #include "kernel.hpp"
 #include "memory_plan.hpp"
+#include "node_profile.hpp"
 #include "status.hpp"
 
 namespace infer::cpu {
@@ -182,6 +183,7 @@ class Executable {
   mutable std::mutex plan_mu_;                     // guards plan_cache_ and plan_clock_
   mutable std::vector<std::shared_ptr<PlanEntry>> plan_cache_;
   mutable uint64_t plan_clock_ = 0;
+  std::unique_ptr<NodeProfile> profile_;  // INFER_CPU_PROFILE only
 };
 
 }  // namespace infer::cpu

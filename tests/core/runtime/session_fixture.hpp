@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,9 +21,21 @@ inline std::string source_path(const std::string& relative) {
 
 // A temporary file name of this process: ctest runs each test in its own process, two at
 // a time, and two processes writing one fixed name would read each other's half-written
-// files.
+// files. Every name handed out is removed when the process exits, so test runs leave
+// nothing behind in the temporary folder.
 inline std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+  struct Cleanup {
+    std::mutex mu;
+    std::vector<std::string> paths;
+    ~Cleanup() {
+      for (const std::string& p : paths) std::remove(p.c_str());
+    }
+  };
+  static Cleanup cleanup;
+  std::string path = ::testing::TempDir() + "/" + std::to_string(::getpid()) + "_" + name;
+  std::lock_guard lock(cleanup.mu);
+  cleanup.paths.push_back(path);
+  return path;
 }
 
 // Log lines a session sent, collected from any thread.
