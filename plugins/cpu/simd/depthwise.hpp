@@ -2,9 +2,10 @@
 // the output width. Each channel's input is first copied into a zero-padded buffer whose
 // rows are split into `stride` phases (phase p holds padded columns p, p + s, ...), so
 // every kernel tap reads a contiguous run of the buffer whatever the stride, dilation and
-// padding: the inner loop is then plain unaligned vector loads and FMAs. Bias, residual
-// and activation are applied while the channel's output plane is still in cache. Parallel
-// over (image, channel).
+// padding: the inner loop is then plain unaligned vector loads and FMAs. One call of the
+// ISA's plane kernel does a whole channel (copy, every row, bias, residual, and Relu or
+// Clip in registers), so per-channel overhead stays small on the 7x7 and 14x14 planes of
+// MobileNet-style networks. Parallel over (image, channel).
 #pragma once
 
 #include "activation.hpp"
@@ -14,7 +15,8 @@
 
 namespace infer::cpu::simd {
 
-// Whether the depthwise kernel runs `shape` (2-D, group == C == M, kernel <= 7x7).
+// Whether the depthwise kernel runs `shape` (2-D, group == C == M, kernel <= 7x7,
+// horizontal stride <= 7); other shapes take the GEMM path.
 bool depthwise_supports(const ConvShape& shape);
 
 // y = act(depthwise(x, w) + bias + residual); w is [C, kh * kw]; bias and residual may

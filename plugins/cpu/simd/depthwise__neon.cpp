@@ -1,4 +1,5 @@
-// NEON depthwise row: 8 outputs per step in two vectors; the tail is scalar.
+// NEON depthwise plane: 8 outputs per step in two vectors; the tail is scalar. The copy
+// into the phase-split buffer de-interleaves stride-2 rows with vld2q.
 #include <arm_neon.h>
 
 #include "depthwise_impl.hpp"
@@ -6,25 +7,56 @@
 
 namespace infer::cpu::simd {
 
-void depthwise_row_neon(const DepthwiseRow& r) {
-  const int KW = r.kw;
-  int64_t ow = 0;
-  for (; ow + 8 <= r.width; ow += 8) {
-    float32x4_t a0 = vdupq_n_f32(r.bias), a1 = vdupq_n_f32(r.bias);
-    depthwise_impl::for_each_tap(r, ow, [&](int, float w, const float* p) {
-      a0 = vfmaq_n_f32(a0, vld1q_f32(p), w);
-      a1 = vfmaq_n_f32(a1, vld1q_f32(p + 4), w);
-    });
-    vst1q_f32(r.out + ow, a0);
-    vst1q_f32(r.out + ow + 4, a1);
+namespace {
+
+void copy_row_neon(const float* src, float* dst, int64_t n, int64_t sw) {
+  int64_t j = 0;
+  if (sw == 1) {
+    for (; j + 4 <= n; j += 4) vst1q_f32(dst + j, vld1q_f32(src + j));
+  } else if (sw == 2) {
+    // vld2q reads src[2j .. 2j + 8): only while that stays inside the n pairs.
+    for (; j + 4 < n; j += 4) vst1q_f32(dst + j, vld2q_f32(src + 2 * j).val[0]);
   }
-  for (; ow < r.width; ++ow) {
-    float acc = r.bias;
-    for (int kh = 0; kh < r.kh; ++kh) {
-      if (r.rows[kh] == nullptr) continue;
-      for (int kw = 0; kw < KW; ++kw) acc += r.weights[kh * KW + kw] * r.rows[kh][r.offsets[kw] + ow];
+  for (; j < n; ++j) dst[j] = src[j * sw];
+}
+
+// Residual, then the clamp with the scalar rules (Relu: NaN -> 0; Clip: NaN passes).
+float32x4_t finish(const DepthwisePlane& p, float32x4_t v, const float* res) {
+  if (res != nullptr) v = vaddq_f32(v, vld1q_f32(res));
+  const float32x4_t zero = vdupq_n_f32(0.0f);
+  if (p.clamp == DepthwiseClamp::kRelu) {
+    v = vbslq_f32(vcgtq_f32(v, zero), v, zero);
+  } else if (p.clamp == DepthwiseClamp::kClip) {
+    const float32x4_t lo = vdupq_n_f32(p.lo), hi = vdupq_n_f32(p.hi);
+    v = vbslq_f32(vcltq_f32(v, lo), lo, v);
+    v = vbslq_f32(vcgtq_f32(v, hi), hi, v);
+  }
+  return v;
+}
+
+}  // namespace
+
+void depthwise_plane_neon(const DepthwisePlane& p) {
+  depthwise_impl::fill(p, copy_row_neon);
+  for (int64_t oh = 0; oh < p.OH; ++oh) {
+    const float* rows[kDepthwiseMaxKernel];
+    for (int kh = 0; kh < p.kh; ++kh) rows[kh] = p.buf + (oh * p.sh + kh * p.dh) * p.row_len;
+    float* out = p.out + oh * p.OW;
+    const float* res = p.residual != nullptr ? p.residual + oh * p.OW : nullptr;
+    int64_t ow = 0;
+    for (; ow + 8 <= p.OW; ow += 8) {
+      float32x4_t a0 = vdupq_n_f32(p.bias), a1 = a0;
+      for (int kh = 0; kh < p.kh; ++kh)
+        for (int kw = 0; kw < p.kw; ++kw) {
+          const float w = p.weights[kh * p.kw + kw];
+          const float* q = rows[kh] + p.offsets[kw] + ow;
+          a0 = vfmaq_n_f32(a0, vld1q_f32(q), w);
+          a1 = vfmaq_n_f32(a1, vld1q_f32(q + 4), w);
+        }
+      vst1q_f32(out + ow, finish(p, a0, res != nullptr ? res + ow : nullptr));
+      vst1q_f32(out + ow + 4, finish(p, a1, res != nullptr ? res + ow + 4 : nullptr));
     }
-    r.out[ow] = acc;
+    for (; ow < p.OW; ++ow) out[ow] = depthwise_impl::output_scalar(p, oh, ow);
   }
 }
 

@@ -1,122 +1,249 @@
-// The depthwise row loops (depthwise_kernels.hpp) written once over a small per-ISA
+// The depthwise plane loops (depthwise_kernels.hpp) written once over a small per-ISA
 // vector-traits struct T, so the AVX2 and AVX-512 files share one algorithm and differ
 // only in their intrinsics. Include only from depthwise__<isa>.cpp: T's intrinsics need
-// that file's ISA flags (for_each_tap needs none: the NEON file uses it too). T provides:
+// that file's ISA flags (the scalar helpers at the top need none: the scalar reference
+// and the NEON file use them too). T provides:
 //   V, Mask, kLanes; set1(float), zero(), load(p), store(p, v), fma(w, x, acc) = w*x+acc,
-//   add(a, b), mask(left) (the first min(left, kLanes) lanes), maskload(p, m),
-//   maskstore(p, m, v).
-// Each step covers 2 * kLanes outputs in two vectors with two accumulators each (even
-// and odd kernel rows) so the FMA chains overlap; the tail uses masked loads and stores.
+//   add(a, b), mask(left) (the first min(left, kLanes) lanes, none when left <= 0),
+//   maskload(p, m), maskstore(p, m, v), relu(v) (NaN -> 0), clip(v, lo, hi) (NaN passes),
+//   even(p) / even_masked(p, n): elements p[0], p[2], ... (n of them for the masked one,
+//   reading only p[0 .. 2n - 1)).
+// A whole plane is one call, so the weights are broadcast into registers once per
+// channel rather than once per row. 3x3 and 5x5 kernels at vertical stride 1 or 2 take
+// row_block (several output rows per vector of columns, every tap unrolled); other
+// kernels take rows_any (2 * kLanes outputs per step in two vectors, two accumulators
+// each). Last vectors of a row use masked loads and stores.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include "depthwise_kernels.hpp"
 
 namespace infer::cpu::simd::depthwise_impl {
 
-// Calls f(kh, weight, p) for every tap of the kernel rows that are not in the vertical
-// padding, kernel row by row, with p the input element that output column `ow` reads
-// through that tap. Shared by the generic loops here and the NEON file.
-template <typename F>
-inline void for_each_tap(const DepthwiseRow& r, int64_t ow, F&& f) {
-  for (int kh = 0; kh < r.kh; ++kh) {
-    const float* row = r.rows[kh];
-    if (row == nullptr) continue;
-    const float* wk = r.weights + kh * r.kw;
-    for (int kw = 0; kw < r.kw; ++kw) f(kh, wk[kw], row + r.offsets[kw] + ow);
+// The same clamp in scalar code, with the NaN rules of the vector ones (and of the
+// unfused Relu and Clip kernels): Relu maps NaN to 0, Clip passes it through.
+inline float clamp_scalar(const DepthwisePlane& p, float v) {
+  switch (p.clamp) {
+    case DepthwiseClamp::kNone: return v;
+    case DepthwiseClamp::kRelu: return v > 0.0f ? v : 0.0f;
+    case DepthwiseClamp::kClip: {
+      const float lo = v < p.lo ? p.lo : v;
+      return lo > p.hi ? p.hi : lo;
+    }
+  }
+  return v;
+}
+
+// Copies the input plane into the phase-split buffer: for every input row that lands in
+// the buffer and every phase, copy_row(src, dst, n, sw) must set dst[j] = src[j * sw]
+// for j < n.
+template <typename CopyRow>
+inline void fill(const DepthwisePlane& p, CopyRow&& copy_row) {
+  const int64_t rows = std::min(p.H, p.buf_rows - p.ph);
+  for (int64_t ih = 0; ih < rows; ++ih) {
+    const float* src = p.x + ih * p.W;
+    float* dst = p.buf + (ih + p.ph) * p.row_len;
+    for (int64_t ph = 0; ph < p.sw; ++ph) {
+      const int64_t lo = p.phase_lo[ph], hi = p.phase_hi[ph];
+      if (hi > lo) copy_row(src + (lo * p.sw + ph - p.pw), dst + ph * p.wq + lo, hi - lo, p.sw);
+    }
   }
 }
 
-// A fixed KH x KW kernel with every weight broadcast into a register once per row and
-// the tap loops unrolled; kernel rows in the padding multiply a zero row instead of
-// branching. Handles every column; returns the width.
-template <typename T, int KH, int KW>
-int64_t row_fixed(const DepthwiseRow& r, const float* zero_row) {
-  using V = typename T::V;
-  constexpr int L = T::kLanes;
-  V w[KH * KW];
-  for (int i = 0; i < KH * KW; ++i) w[i] = T::set1(r.weights[i]);
-  // Rows in the padding read the zero row at a fixed place (live = 0), branch-free.
-  const float* rows[KH];
-  int64_t live[KH];
-  for (int kh = 0; kh < KH; ++kh) {
-    rows[kh] = r.rows[kh] != nullptr ? r.rows[kh] : zero_row;
-    live[kh] = r.rows[kh] != nullptr ? 1 : 0;
+inline void copy_row_scalar(const float* src, float* dst, int64_t n, int64_t sw) {
+  if (sw == 1) {
+    std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(n));
+    return;
   }
-  int64_t off[KW];
-  for (int kw = 0; kw < KW; ++kw) off[kw] = r.offsets[kw];
-  const V bias = T::set1(r.bias);
-  int64_t ow = 0;
-  for (; ow + 2 * L <= r.width; ow += 2 * L) {
-    V a0 = bias, a1 = bias, b0 = T::zero(), b1 = T::zero();
-    for (int kh = 0; kh < KH; ++kh) {
-      for (int kw = 0; kw < KW; ++kw) {
-        const float* p = rows[kh] + live[kh] * (ow + off[kw]);
-        if (kh & 1) {
-          b0 = T::fma(w[kh * KW + kw], T::load(p), b0);
-          b1 = T::fma(w[kh * KW + kw], T::load(p + L), b1);
-        } else {
-          a0 = T::fma(w[kh * KW + kw], T::load(p), a0);
-          a1 = T::fma(w[kh * KW + kw], T::load(p + L), a1);
-        }
-      }
-    }
-    T::store(r.out + ow, T::add(a0, b0));
-    T::store(r.out + ow + L, T::add(a1, b1));
-  }
-  // The rest, one (masked) vector at a time: small images (28, 14, 7 wide) live here.
-  for (; ow < r.width; ow += L) {
-    const typename T::Mask m = T::mask(r.width - ow);
-    V a = bias, b = T::zero();
-    for (int kh = 0; kh < KH; ++kh) {
-      for (int kw = 0; kw < KW; ++kw) {
-        const V v = T::maskload(rows[kh] + live[kh] * (ow + off[kw]), m);
-        if (kh & 1) b = T::fma(w[kh * KW + kw], v, b);
-        else a = T::fma(w[kh * KW + kw], v, a);
-      }
-    }
-    T::maskstore(r.out + ow, m, T::add(a, b));
-  }
-  return ow;
+  for (int64_t j = 0; j < n; ++j) dst[j] = src[j * sw];
 }
 
-// Any kernel size: 3x3 and 5x5 take row_fixed, the rest broadcast each weight per tap.
+// One output element the plain way (the scalar reference and the NEON tail).
+inline float output_scalar(const DepthwisePlane& p, int64_t oh, int64_t ow) {
+  float acc = p.bias;
+  for (int kh = 0; kh < p.kh; ++kh) {
+    const float* row = p.buf + (oh * p.sh + kh * p.dh) * p.row_len;
+    for (int kw = 0; kw < p.kw; ++kw) acc += p.weights[kh * p.kw + kw] * row[p.offsets[kw] + ow];
+  }
+  if (p.residual != nullptr) acc += p.residual[oh * p.OW + ow];
+  return clamp_scalar(p, acc);
+}
+
+// Bias is already in v: add the residual, clamp, store. The residual is read before the
+// store, so it may alias the output (the input already sits in the buffer).
 template <typename T>
-void row(const DepthwiseRow& r) {
+inline void finish(const DepthwisePlane& p, typename T::V v, const float* res, float* out) {
+  if (res != nullptr) v = T::add(v, T::load(res));
+  if (p.clamp == DepthwiseClamp::kRelu) v = T::relu(v);
+  else if (p.clamp == DepthwiseClamp::kClip) v = T::clip(v, T::set1(p.lo), T::set1(p.hi));
+  T::store(out, v);
+}
+
+template <typename T>
+inline void finish_masked(const DepthwisePlane& p, typename T::V v, const float* res, float* out,
+                          typename T::Mask m) {
+  if (res != nullptr) v = T::add(v, T::maskload(res, m));
+  if (p.clamp == DepthwiseClamp::kRelu) v = T::relu(v);
+  else if (p.clamp == DepthwiseClamp::kClip) v = T::clip(v, T::set1(p.lo), T::set1(p.hi));
+  T::maskstore(out, m, v);
+}
+
+template <typename T>
+inline void copy_row(const float* src, float* dst, int64_t n, int64_t sw) {
+  constexpr int L = T::kLanes;
+  int64_t j = 0;
+  if (sw == 1) {
+    for (; j + L <= n; j += L) T::store(dst + j, T::load(src + j));
+    if (j < n) {
+      const typename T::Mask m = T::mask(n - j);
+      T::maskstore(dst + j, m, T::maskload(src + j, m));
+    }
+  } else if (sw == 2) {
+    // Full steps read src[2j .. 2j + 2L): only while that stays inside the n pairs.
+    for (; j + L < n; j += L) T::store(dst + j, T::even(src + 2 * j));
+    if (j < n) T::maskstore(dst + j, T::mask(n - j), T::even_masked(src + 2 * j, n - j));
+  } else {
+    copy_row_scalar(src, dst, n, sw);
+  }
+}
+
+// f(integral_constant<int, 0>), ..., f(integral_constant<int, N - 1>): loops whose
+// indices must be compile-time constants, so every tap below is unrolled and resolved.
+template <int N, typename F>
+inline void unroll(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    (f(std::integral_constant<int, I>{}), ...);
+  }(std::make_integer_sequence<int, N>{});
+}
+
+// RB output rows of a fixed KH x KW kernel with vertical stride SH (dilation 1) from row
+// oh on, one vector of columns at a time (masked for the last). RB rows x 2 accumulators
+// (even and odd kernel rows) are 2 * RB independent FMA chains, enough to keep both FMA
+// pipes busy even on the narrow planes (7, 14, 28 wide) where a whole row is one or two
+// vectors. Walking the (RB - 1) * SH + KH input rows the block reads, each loaded vector
+// feeds every output row that uses it (a 3x3 stride-1 block of 4 rows: 18 loads for 36
+// FMAs), and one row pointer stepping by row_len keeps the addressing in few registers.
+template <typename T, int KH, int KW, int SH, int RB>
+inline void row_block(const DepthwisePlane& p, const typename T::V* w, const int64_t* off,
+                      int64_t oh) {
   using V = typename T::V;
   constexpr int L = T::kLanes;
-  // Zero taps for kernel rows in the vertical padding (2 vectors wide).
-  alignas(64) static const float zeros[2 * L] = {};
+  constexpr int J = (RB - 1) * SH + KH;
+  const float* top = p.buf + oh * SH * p.row_len;
+  const V bias = T::set1(p.bias);
+  auto chunk = [&](int64_t ow, auto masked, typename T::Mask m) {
+    V a[RB], b[RB];
+    for (int r = 0; r < RB; ++r) {
+      a[r] = bias;
+      b[r] = T::zero();
+    }
+    const float* row = top + ow;
+    unroll<J>([&](auto jc) {
+      constexpr int j = jc;
+      unroll<KW>([&](auto kwc) {
+        constexpr int kw = kwc;
+        const V x = masked ? T::maskload(row + off[kw], m) : T::load(row + off[kw]);
+        unroll<RB>([&](auto rc) {
+          constexpr int r = rc;
+          constexpr int kh = j - r * SH;
+          if constexpr (kh >= 0 && kh < KH) {
+            if constexpr (kh & 1) b[r] = T::fma(w[kh * KW + kw], x, b[r]);
+            else a[r] = T::fma(w[kh * KW + kw], x, a[r]);
+          }
+        });
+      });
+      row += p.row_len;
+    });
+    for (int r = 0; r < RB; ++r) {
+      const int64_t at = (oh + r) * p.OW + ow;
+      const float* res = p.residual != nullptr ? p.residual + at : nullptr;
+      if (masked) finish_masked<T>(p, T::add(a[r], b[r]), res, p.out + at, m);
+      else finish<T>(p, T::add(a[r], b[r]), res, p.out + at);
+    }
+  };
   int64_t ow = 0;
-  if (r.kh == 3 && r.kw == 3) ow = row_fixed<T, 3, 3>(r, zeros);
-  else if (r.kh == 5 && r.kw == 5) ow = row_fixed<T, 5, 5>(r, zeros);
-  for (; ow + 2 * L <= r.width; ow += 2 * L) {
-    V a0 = T::set1(r.bias), a1 = T::set1(r.bias);
-    V b0 = T::zero(), b1 = T::zero();
-    for_each_tap(r, ow, [&](int kh, float w, const float* p) {
-      const V wv = T::set1(w);
-      if (kh & 1) {
-        b0 = T::fma(wv, T::load(p), b0);
-        b1 = T::fma(wv, T::load(p + L), b1);
-      } else {
-        a0 = T::fma(wv, T::load(p), a0);
-        a1 = T::fma(wv, T::load(p + L), a1);
-      }
-    });
-    T::store(r.out + ow, T::add(a0, b0));
-    T::store(r.out + ow + L, T::add(a1, b1));
+  for (; ow + L <= p.OW; ow += L) chunk(ow, std::false_type{}, T::mask(L));
+  if (ow < p.OW) chunk(ow, std::true_type{}, T::mask(p.OW - ow));
+}
+
+// Every output row of a fixed KH x KW kernel, the weights broadcast once: blocks of RB
+// rows (4, or 2 for kernels whose weights fill most of the registers), then the rest.
+template <typename T, int KH, int KW, int SH>
+void rows_fixed(const DepthwisePlane& p) {
+  using V = typename T::V;
+  constexpr int RB = KH * KW > 16 ? 2 : 4;
+  V w[KH * KW];
+  for (int i = 0; i < KH * KW; ++i) w[i] = T::set1(p.weights[i]);
+  int64_t off[KW];
+  for (int kw = 0; kw < KW; ++kw) off[kw] = p.offsets[kw];
+  int64_t oh = 0;
+  for (; oh + RB <= p.OH; oh += RB) row_block<T, KH, KW, SH, RB>(p, w, off, oh);
+  for (; oh < p.OH; ++oh) row_block<T, KH, KW, SH, 1>(p, w, off, oh);
+}
+
+template <typename T, int KH, int KW>
+bool try_rows_fixed(const DepthwisePlane& p) {
+  if (p.kh != KH || p.kw != KW || p.dh != 1) return false;
+  if (p.sh == 1) rows_fixed<T, KH, KW, 1>(p);
+  else if (p.sh == 2) rows_fixed<T, KH, KW, 2>(p);
+  else return false;
+  return true;
+}
+
+// Any kernel size up to 7x7: each weight broadcast per tap.
+template <typename T>
+void rows_any(const DepthwisePlane& p) {
+  using V = typename T::V;
+  constexpr int L = T::kLanes;
+  const int KH = p.kh, KW = p.kw;
+  for (int64_t oh = 0; oh < p.OH; ++oh) {
+    const float* rows[kDepthwiseMaxKernel];
+    for (int kh = 0; kh < KH; ++kh) rows[kh] = p.buf + (oh * p.sh + kh * p.dh) * p.row_len;
+    float* out = p.out + oh * p.OW;
+    const float* res = p.residual != nullptr ? p.residual + oh * p.OW : nullptr;
+    int64_t ow = 0;
+    for (; ow + 2 * L <= p.OW; ow += 2 * L) {
+      V a0 = T::set1(p.bias), a1 = a0, b0 = T::zero(), b1 = T::zero();
+      for (int kh = 0; kh < KH; ++kh)
+        for (int kw = 0; kw < KW; ++kw) {
+          const V wv = T::set1(p.weights[kh * KW + kw]);
+          const float* q = rows[kh] + p.offsets[kw] + ow;
+          if (kh & 1) {
+            b0 = T::fma(wv, T::load(q), b0);
+            b1 = T::fma(wv, T::load(q + L), b1);
+          } else {
+            a0 = T::fma(wv, T::load(q), a0);
+            a1 = T::fma(wv, T::load(q + L), a1);
+          }
+        }
+      finish<T>(p, T::add(a0, b0), res != nullptr ? res + ow : nullptr, out + ow);
+      finish<T>(p, T::add(a1, b1), res != nullptr ? res + ow + L : nullptr, out + ow + L);
+    }
+    for (; ow < p.OW; ow += L) {
+      const typename T::Mask m = T::mask(p.OW - ow);
+      V a = T::set1(p.bias), b = T::zero();
+      for (int kh = 0; kh < KH; ++kh)
+        for (int kw = 0; kw < KW; ++kw) {
+          const V v = T::maskload(rows[kh] + p.offsets[kw] + ow, m);
+          const V wv = T::set1(p.weights[kh * KW + kw]);
+          if (kh & 1) b = T::fma(wv, v, b);
+          else a = T::fma(wv, v, a);
+        }
+      finish_masked<T>(p, T::add(a, b), res != nullptr ? res + ow : nullptr, out + ow, m);
+    }
   }
-  for (; ow < r.width; ow += L) {
-    const typename T::Mask m = T::mask(r.width - ow);
-    V a = T::set1(r.bias), b = T::zero();
-    for_each_tap(r, ow, [&](int kh, float w, const float* p) {
-      const V v = T::maskload(p, m);
-      if (kh & 1) b = T::fma(T::set1(w), v, b);
-      else a = T::fma(T::set1(w), v, a);
-    });
-    T::maskstore(r.out + ow, m, T::add(a, b));
-  }
+}
+
+template <typename T>
+void plane(const DepthwisePlane& p) {
+  // A lambda, not a function pointer, so the copy is inlined into fill's loops.
+  fill(p, [](const float* src, float* dst, int64_t n, int64_t sw) { copy_row<T>(src, dst, n, sw); });
+  if (!try_rows_fixed<T, 3, 3>(p) && !try_rows_fixed<T, 5, 5>(p)) rows_any<T>(p);
 }
 
 }  // namespace infer::cpu::simd::depthwise_impl

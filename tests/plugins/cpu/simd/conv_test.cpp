@@ -112,6 +112,12 @@ std::vector<Case> cases() {
       {"pointwise_batch2_64", conv_test_shape(2, 64, 17, 1, {3, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
       {"c1_m1_k1", conv_test_shape(1, 1, 1, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
       {"1x1_stride2", conv_test_shape(1, 3, 17, 1, {9, 8}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0})},
+      // 1x1 strided without padding takes the subsample-then-GEMM path: odd strides per
+      // axis, groups, a batch, and input rows/columns the strides skip at the far edge;
+      // a pad at the end that adds outputs keeps the implicit im2col path.
+      {"1x1_stride3x2_groups", conv_test_shape(2, 6, 10, 2, {10, 9}, {1, 1}, {3, 2}, {1, 1}, {0, 0}, {0, 0})},
+      {"1x1_stride2_c40_wide", conv_test_shape(1, 40, 33, 1, {6, 75}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {0, 0})},
+      {"1x1_stride2_pad_end", conv_test_shape(1, 3, 5, 1, {6, 6}, {1, 1}, {2, 2}, {1, 1}, {0, 0}, {1, 1})},
       {"1x1_padded", conv_test_shape(1, 3, 5, 1, {4, 5}, {1, 1}, {1, 1}, {1, 1}, {1, 0}, {0, 2})},
       {"3x3_pad1", conv_test_shape(1, 3, 17, 1, {11, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
       {"3x3_c64_m17", conv_test_shape(1, 64, 17, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
