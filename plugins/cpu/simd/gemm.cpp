@@ -1,14 +1,18 @@
 // The SGEMM driver (BLIS-style): C is cut into tiles of whole register panels, spread over
 // the threads; a tile walks K in blocks, packing its slice of each raw operand into
-// thread-local scratch (prepacked operands are used in place), and runs the ISA's
-// register tile over every MR x NR micro-tile with the B micro-panel outermost, so it
-// stays in L1 while the A block streams from L2. The epilogue runs inside the register
-// tile routine on the last K block. M == 1 and N == 1 take a GEMV path that streams the
-// other operand once.
+// thread-local scratch (prepacked operands are used in place; a raw operand that several
+// tiles read is packed once, block by block, by whichever tile needs a block first, into
+// a buffer they all share), and runs the ISA's register tile over every MR x NR
+// micro-tile with the B micro-panel outermost, so it stays in L1 while the A block streams
+// from L2. The epilogue runs inside the register tile routine on the last K block. M == 1
+// and N == 1 take a GEMV path that streams the other operand once.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <thread>
 
 #include "gemm.hpp"
 #include "gemm_kernels.hpp"
@@ -59,6 +63,126 @@ namespace {
 using namespace gemm_detail;
 
 constexpr double kParallelFlops = 1e6;  // below this the threads cost more than they save
+// At most this many floats (8 MiB) for an operand packed once for all tiles; a bigger one
+// is packed block by block inside each tile (and then is large enough that its repacking
+// per tile is a small fraction of the tile's work).
+constexpr int64_t kMaxSharedFloats = int64_t{2} << 20;
+
+// A buffer for an operand packed once and read by every thread of one sgemm call. It is
+// not a scratch slot of the calling thread: while that thread waits in parallel_for, the
+// host's scheduler may run another task on it (another node's sgemm, which packs into
+// those slots), so each call leases a buffer of its own from a small per-thread pool
+// (grow-only: the steady state allocates nothing) and gives it back when it returns.
+// Throws std::bad_alloc when memory runs out, like scratch().
+class SharedBuffer {
+ public:
+  explicit SharedBuffer(size_t bytes) {
+    if (bytes == 0) return;
+    bytes = (bytes + 63) / 64 * 64;
+    for (Slot& s : pool()) {
+      if (s.busy) continue;
+      if (s.size < bytes) {
+        const size_t want = std::max(bytes, s.size * 2);
+        void* p = std::aligned_alloc(64, want);
+        if (p == nullptr) throw std::bad_alloc();
+        std::free(s.p);
+        s.p = p;
+        s.size = want;
+      }
+      s.busy = true;
+      slot_ = &s;
+      data_ = static_cast<char*>(s.p);
+      return;
+    }
+    // Every pooled buffer is held by callers further up this thread's stack.
+    own_ = std::aligned_alloc(64, bytes);
+    if (own_ == nullptr) throw std::bad_alloc();
+    data_ = static_cast<char*>(own_);
+  }
+  ~SharedBuffer() {
+    if (slot_ != nullptr) slot_->busy = false;
+    std::free(own_);
+  }
+  SharedBuffer(const SharedBuffer&) = delete;
+  SharedBuffer& operator=(const SharedBuffer&) = delete;
+  char* data() const { return data_; }
+
+ private:
+  struct Slot {
+    void* p = nullptr;
+    size_t size = 0;
+    bool busy = false;
+    ~Slot() { std::free(p); }
+  };
+  static Slot (&pool())[4] {
+    thread_local Slot slots[4];
+    return slots;
+  }
+  Slot* slot_ = nullptr;
+  void* own_ = nullptr;
+  char* data_ = nullptr;
+};
+
+// An operand packed once for all the tiles of one sgemm call (the whole-operand layout of
+// pack_a/pack_b), one unit (a K block of one panel) at a time, by whichever tile needs
+// the unit first: no extra parallel_for before the tiles, and a unit is packed right
+// before its first use (still in that core's cache). state[unit]: 0 not packed, 1 being
+// packed, 2 ready.
+struct SharedOperand {
+  float* panels = nullptr;
+  uint8_t* state = nullptr;
+  int64_t width = 0;  // mr or nr
+  int64_t K = 0, kb = 0, kc = 0;
+
+  // Ensures panels [p0, p1) of K block kbi are packed: packs those no one claimed (with
+  // pack(p, k0, kcb, dst)), then waits for those another thread is packing (a unit is a
+  // few microseconds of copying, and its packer never waits on anything).
+  template <typename Pack>
+  const float* ensure(int64_t p0, int64_t p1, int64_t kbi, Pack&& pack) const {
+    const int64_t k0 = kbi * kc, kcb = std::min(kc, K - k0);
+    bool others = false;
+    for (int64_t p = p0; p < p1; ++p) {
+      std::atomic_ref<uint8_t> st(state[p * kb + kbi]);
+      uint8_t expected = 0;
+      if (st.load(std::memory_order_acquire) == 0 &&
+          st.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+        pack(p, k0, kcb, panels + p * K * width + k0 * width);
+        st.store(2, std::memory_order_release);
+      } else {
+        others = true;
+      }
+    }
+    if (others)
+      for (int64_t p = p0; p < p1; ++p) {
+        std::atomic_ref<uint8_t> st(state[p * kb + kbi]);
+        while (st.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+      }
+    return panels + p0 * K * width + k0 * width;
+  }
+};
+
+// Bytes of a SharedOperand of `panels` panels: the panels, then one state byte per unit.
+size_t shared_floats_bytes(int64_t panels, int64_t width, int64_t K) {
+  return (static_cast<size_t>(panels * width * K) * sizeof(float) + 63) / 64 * 64;
+}
+size_t shared_bytes(int64_t panels, int64_t width, int64_t K, int64_t kb) {
+  return shared_floats_bytes(panels, width, K) + static_cast<size_t>(panels * kb);
+}
+
+// Lays out a SharedOperand in `data` (shared_bytes long), every unit still to pack.
+SharedOperand shared_operand(char* data, int64_t panels, int64_t width, int64_t K, int64_t kb,
+                             int64_t kc) {
+  SharedOperand s;
+  const size_t floats_bytes = shared_floats_bytes(panels, width, K);
+  s.panels = reinterpret_cast<float*>(data);
+  s.state = reinterpret_cast<uint8_t*>(data + floats_bytes);
+  std::memset(s.state, 0, static_cast<size_t>(panels * kb));
+  s.width = width;
+  s.K = K;
+  s.kb = kb;
+  s.kc = kc;
+  return s;
+}
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
@@ -269,15 +393,45 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
   const int64_t kb = ceil_div(K, g.kc);
   const int64_t kc = ceil_div(K, kb);
 
+  // A raw operand that several tiles would each pack is packed once for all of them
+  // (SharedOperand). A: every column tile packed all of its rows again, 4 to 6 times for
+  // BERT's activations times prepacked weights (M = 128, N = 768..3072), at 15% of the
+  // GEMM. B: the row tiles of one column tile that run in one body call already share
+  // its packed block (see below), so B is repacked only when the threads split those
+  // row tiles (a 3x3 convolution's im2col over 49 output positions, gathered once per
+  // row tile of the weights); on one thread sharing B would only trade that L2-hot block
+  // for a whole packed B read back from L3.
+  const bool share_a = pa == nullptr && nt > 1 && m_panels * mr * K <= kMaxSharedFloats;
+  const bool share_b =
+      pb == nullptr && parallel && mt > 1 && n_panels * nr * K <= kMaxSharedFloats;
+  SharedBuffer a_mem(share_a ? shared_bytes(m_panels, mr, K, kb) : 0);
+  SharedBuffer b_mem(share_b ? shared_bytes(n_panels, nr, K, kb) : 0);
+  const SharedOperand sa =
+      share_a ? shared_operand(a_mem.data(), m_panels, mr, K, kb, kc) : SharedOperand{};
+  const SharedOperand sb =
+      share_b ? shared_operand(b_mem.data(), n_panels, nr, K, kb, kc) : SharedOperand{};
+  auto pack_a_unit = [&](int64_t p, int64_t k0, int64_t kcb, float* dst) {
+    pack_a_block(A, p * mr, std::min<int64_t>(mr, M - p * mr), k0, kcb, mr, kn.pack_a_rows, dst);
+  };
+  auto pack_b_unit = [&](int64_t p, int64_t k0, int64_t kcb, float* dst) {
+    const int64_t cols = std::min<int64_t>(nr, N - p * nr);
+    if (B.source != nullptr)
+      B.source->pack_block(isa, k0, kcb, p * nr, cols, nr, dst);
+    else
+      pack_b_block(B, k0, kcb, p * nr, cols, nr, kn.pack_b_rows, kn.pack_b_cols, dst);
+  };
+
   // Task t is tile (t % mt, t / mt): column-major over the tiles, so the tasks one thread
   // runs back to back share their columns, and the packed B block of each K step is made
   // once for all of their rows (the row tiles used to pack it again each: 13 times for
   // a 2048-row 1x1 convolution).
   auto body = [&](size_t b, size_t e) {
-    float* a_buf = pa == nullptr ? scratch_as<float>(ScratchSlot::kPackA, static_cast<size_t>(tm * kc))
-                                 : nullptr;
-    float* b_buf = pb == nullptr ? scratch_as<float>(ScratchSlot::kPackB, static_cast<size_t>(kc * tn))
-                                 : nullptr;
+    float* a_buf = pa == nullptr && !share_a
+                       ? scratch_as<float>(ScratchSlot::kPackA, static_cast<size_t>(tm * kc))
+                       : nullptr;
+    float* b_buf = pb == nullptr && !share_b
+                       ? scratch_as<float>(ScratchSlot::kPackB, static_cast<size_t>(kc * tn))
+                       : nullptr;
     for (int64_t t = static_cast<int64_t>(b); t < static_cast<int64_t>(e);) {
       const int64_t ni = t / mt, mi0 = t % mt;
       const int64_t mi1 = std::min<int64_t>(mt, mi0 + static_cast<int64_t>(e) - t);
@@ -291,11 +445,14 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
         if (pb != nullptr) {
           bblk = pb + (n0 / nr) * K * nr + k0 * nr;
           b_step = K * nr;
+        } else if (share_b) {
+          bblk = sb.ensure(n0 / nr, ceil_div(n0 + cols, nr), k0 / kc, pack_b_unit);
+          b_step = K * nr;
         } else {
           if (B.source != nullptr)
             B.source->pack_block(isa, k0, kcb, n0, cols, nr, b_buf);
           else
-            pack_b_block(B, k0, kcb, n0, cols, nr, kn.pack_b_rows, b_buf);
+            pack_b_block(B, k0, kcb, n0, cols, nr, kn.pack_b_rows, kn.pack_b_cols, b_buf);
           bblk = b_buf;
           b_step = kcb * nr;
         }
@@ -314,8 +471,11 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
           if (pa != nullptr) {
             ablk = pa + (m0 / mr) * K * mr + k0 * mr;
             a_step = K * mr;
+          } else if (share_a) {
+            ablk = sa.ensure(m0 / mr, ceil_div(m0 + rows, mr), k0 / kc, pack_a_unit);
+            a_step = K * mr;
           } else {
-            pack_a_block(A, m0, rows, k0, kcb, mr, a_buf);
+            pack_a_block(A, m0, rows, k0, kcb, mr, kn.pack_a_rows, a_buf);
             ablk = a_buf;
             a_step = kcb * mr;
           }

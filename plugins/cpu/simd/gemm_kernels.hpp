@@ -58,11 +58,25 @@ using GemvDotsFn = void (*)(int64_t K, const float* w, int64_t ldw, int64_t n, c
 // with the ISA's vectors instead of a memcpy call per K step.
 using PackBRowsFn = void (*)(const float* src, int64_t rs, int64_t kc, int cols, float* dst);
 
+// Packs one A panel from row-major rows (column stride 1): dst[k * mr + r] = src[r * rs + k]
+// for r < rows (rows <= mr, the ISA's panel height) and 0 for r in [rows, mr), for k in
+// [0, kc). A transpose: the activations of a MatMul (BERT's tokens x features) go through
+// it on every run. nullptr where the ISA has none (the portable loop runs then).
+using PackARowsFn = void (*)(const float* src, int64_t rs, int64_t kc, int rows, float* dst);
+
+// Packs one B panel from a transposed B (row stride 1: each column contiguous along K):
+// dst[k * nr + c] = src[c * cs + k] for c < cols (cols <= nr) and 0 for c in [cols, nr),
+// for k in [0, kc). Attention's K^T goes through it on every run. nullptr where the ISA
+// has none.
+using PackBColsFn = void (*)(const float* src, int64_t cs, int64_t kc, int cols, float* dst);
+
 struct Kernels {
   TileFn tile;
   GemvRowsFn gemv_rows;
   GemvDotsFn gemv_dots;
   PackBRowsFn pack_b_rows;
+  PackARowsFn pack_a_rows;
+  PackBColsFn pack_b_cols;
 };
 const Kernels& kernels(Isa isa);
 
@@ -73,13 +87,15 @@ const Kernels& kernels_avx512();
 const Kernels& kernels_neon();
 
 // Packs rows [m0, m0 + rows) x K steps [k0, k0 + kc) of raw A into ceil(rows / mr)
-// panels of kc * mr floats at dst (zero-padded).
+// panels of kc * mr floats at dst (zero-padded); row-major panels go through `rows_fn`
+// (the ISA's pack_a_rows for this mr) when it is not nullptr.
 void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, int64_t kc, int mr,
-                  float* dst);
+                  PackARowsFn rows_fn, float* dst);
 // Packs K steps [k0, k0 + kc) x columns [n0, n0 + cols) of raw B into ceil(cols / nr)
 // panels of kc * nr floats at dst (zero-padded); row-major panels go through `rows`
-// (the ISA's pack_b_rows for this nr).
+// (the ISA's pack_b_rows for this nr), transposed ones through `cols_fn` when it is not
+// nullptr.
 void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
-                  PackBRowsFn rows, float* dst);
+                  PackBRowsFn rows, PackBColsFn cols_fn, float* dst);
 
 }  // namespace infer::cpu::simd::gemm_detail

@@ -12,11 +12,15 @@ namespace infer::cpu::simd {
 namespace gemm_detail {
 
 void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, int64_t kc, int mr,
-                  float* dst) {
+                  PackARowsFn rows_fn, float* dst) {
   const int64_t rs = A.row_stride, cs = A.col_stride;
   for (int64_t p0 = 0; p0 < rows; p0 += mr, dst += kc * mr) {
     const int rr = static_cast<int>(rows - p0 < mr ? rows - p0 : mr);
     const float* src = A.data + (m0 + p0) * rs + k0 * cs;
+    if (cs == 1 && rows_fn != nullptr) {
+      rows_fn(src, rs, kc, rr, dst);
+      continue;
+    }
     if (cs == 1) {
       // Row-major A (weights, activations): read each row contiguously.
       for (int r = 0; r < rr; ++r) {
@@ -34,7 +38,7 @@ void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, in
 }
 
 void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
-                  PackBRowsFn rows, float* dst) {
+                  PackBRowsFn rows, PackBColsFn cols_fn, float* dst) {
   const int64_t rs = B.row_stride, cs = B.col_stride;
   for (int64_t p0 = 0; p0 < cols; p0 += nr, dst += kc * nr) {
     const int cc = static_cast<int>(cols - p0 < nr ? cols - p0 : nr);
@@ -42,6 +46,10 @@ void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int6
     if (cs == 1) {
       // Row-major B: each K step is a contiguous run of the panel's columns.
       rows(src, rs, kc, cc, dst);
+      continue;
+    }
+    if (rs == 1 && cols_fn != nullptr) {
+      cols_fn(src, cs, kc, cc, dst);
       continue;
     }
     if (rs == 1) {
@@ -135,7 +143,8 @@ void pack_a(Isa isa, int64_t M, int64_t K, const GemmOperand& A, void* dst) {
   float* panels = reinterpret_cast<float*>(static_cast<char*>(dst) + kPackHeaderBytes);
   // The rounding of the size to 64 bytes leaves a tail that should not hold garbage.
   std::memset(panels, 0, bytes - kPackHeaderBytes);
-  if (M > 0 && K > 0) pack_a_block(A, 0, M, 0, K, geometry(isa).mr, panels);
+  if (M > 0 && K > 0)
+    pack_a_block(A, 0, M, 0, K, geometry(isa).mr, kernels(isa).pack_a_rows, panels);
 }
 
 void pack_b(Isa isa, int64_t K, int64_t N, const GemmOperand& B, void* dst) {
@@ -151,7 +160,8 @@ void pack_b(Isa isa, int64_t K, int64_t N, const GemmOperand& B, void* dst) {
     if (B.source != nullptr)
       B.source->pack_block(isa, 0, K, 0, N, geometry(isa).nr, panels);
     else
-      pack_b_block(B, 0, K, 0, N, geometry(isa).nr, kernels(isa).pack_b_rows, panels);
+      pack_b_block(B, 0, K, 0, N, geometry(isa).nr, kernels(isa).pack_b_rows,
+                   kernels(isa).pack_b_cols, panels);
   }
 }
 

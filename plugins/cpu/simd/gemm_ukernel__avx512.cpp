@@ -1,10 +1,15 @@
 // AVX-512 GEMM kernels: a 14 x 32 register tile (28 zmm accumulators, two zmm of B and
 // one broadcast of A: 31 of the 32 registers), with a 14 x 16 variant for a right-edge
 // panel of at most 16 columns, a rows-along-the-vector one for at most 4, and both for
-// 17..20; the B panel packer; the GEMV loops. The tile does 28 FMAs per K step against
-// two B loads and 14 broadcasts: far from the load ports' limit, and its 28 independent
-// chains cover the 4-cycle FMA latency even on a core with two full 512-bit FMA pipes.
+// 17..20, each also compiled for every shorter bottom edge (1..13 live rows); the A and B
+// panel packers (with in-register 16 x 16 transposes for row-major A and transposed B);
+// the GEMV loops. The tile does 28 FMAs per K step against two B loads and 14
+// broadcasts: far from the load ports' limit, and its 28 independent chains cover the
+// 4-cycle FMA latency even on a core with two full 512-bit FMA pipes.
 #include <immintrin.h>
+
+#include <array>
+#include <utility>
 
 #include "gemm_kernels.hpp"
 #include "gemm_tile.hpp"
@@ -22,8 +27,11 @@ inline __mmask16 tail_mask(int64_t left) {
 // The epilogue straight from the accumulators: the finished rows are written with masked
 // stores (nr < 32 at the right edge), so a tile never goes through a stack buffer and
 // back. Same order of operations as finish_tile: alpha, beta * C, bias, residual, act.
-// Activations other than Relu/Clip/None run afterwards on the stored rows (in L1).
-void finish_in_registers(__m512* c0, __m512* c1, const TileJob& t) {
+// Activations other than Relu/Clip/None run afterwards on the stored rows (in L1). Inlined
+// into each tile routine, so the accumulators go straight from registers to C instead of
+// through the stack.
+__attribute__((always_inline)) inline void finish_in_registers(__m512* c0, __m512* c1,
+                                                               const TileJob& t) {
   const __mmask16 m0 = tail_mask(t.nr), m1 = t.nr > 16 ? tail_mask(t.nr - 16) : 0;
   const GemmEpilogue* ep = t.ep;
   const __m512 alpha = _mm512_set1_ps(t.alpha), beta = _mm512_set1_ps(t.beta);
@@ -93,34 +101,68 @@ void finish_in_registers(__m512* c0, __m512* c1, const TileJob& t) {
     for (int r = 0; r < t.mr; ++r) apply_activation(t.isa, ep->act, t.c + r * t.ldc, static_cast<size_t>(t.nr));
 }
 
-// kHalf: the panel has at most 16 live columns (the right edge of C, e.g. 4 of them when
-// N = 196), so only the first zmm of each row is computed: half the FMAs of a full tile.
-template <bool kHalf>
+// ROWS live rows of the 14-row panel (a bottom edge, e.g. the last 2 of M = 128 tokens,
+// runs only their FMAs instead of all 14); NV = 1: the panel has at most 16 live columns
+// (the right edge of C, e.g. 4 of them when N = 196), so only the first zmm of each row
+// is computed, half the FMAs of a full tile. Below 8 accumulators the 4-cycle FMA latency
+// would stall the two pipes, so short tiles run two sets over even and odd K steps.
+template <int ROWS, int NV>
 void tile_impl(const TileJob& t) {
+  constexpr int kSets = ROWS * NV < 8 ? 2 : 1;
   __m512 c0[kMr], c1[kMr];
 #pragma GCC unroll 16
   for (int r = 0; r < kMr; ++r) c0[r] = c1[r] = _mm512_setzero_ps();
   const float* __restrict a = t.a;
   const float* __restrict b = t.b;
-  for (int64_t k = 0; k < t.kc; ++k) {
-    const __m512 b0 = _mm512_loadu_ps(b);
-    if constexpr (kHalf) {
+  int64_t k = 0;
+  if constexpr (kSets == 2) {
+    __m512 d0[ROWS], d1[ROWS];
 #pragma GCC unroll 16
-      for (int r = 0; r < kMr; ++r) c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, c0[r]);
+    for (int r = 0; r < ROWS; ++r) d0[r] = d1[r] = _mm512_setzero_ps();
+    for (; k + 2 <= t.kc; k += 2, a += 2 * kMr, b += 2 * kNr) {
+      const __m512 b0 = _mm512_loadu_ps(b), e0 = _mm512_loadu_ps(b + kNr);
+#pragma GCC unroll 16
+      for (int r = 0; r < ROWS; ++r) {
+        const __m512 av = _mm512_set1_ps(a[r]), aw = _mm512_set1_ps(a[kMr + r]);
+        c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
+        d0[r] = _mm512_fmadd_ps(aw, e0, d0[r]);
+        if constexpr (NV == 2) {
+          c1[r] = _mm512_fmadd_ps(av, _mm512_loadu_ps(b + 16), c1[r]);
+          d1[r] = _mm512_fmadd_ps(aw, _mm512_loadu_ps(b + kNr + 16), d1[r]);
+        }
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r) {
+      c0[r] = _mm512_add_ps(c0[r], d0[r]);
+      if constexpr (NV == 2) c1[r] = _mm512_add_ps(c1[r], d1[r]);
+    }
+  }
+  for (; k < t.kc; ++k, a += kMr, b += kNr) {
+    const __m512 b0 = _mm512_loadu_ps(b);
+    if constexpr (NV == 1) {
+#pragma GCC unroll 16
+      for (int r = 0; r < ROWS; ++r) c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), b0, c0[r]);
     } else {
       const __m512 b1 = _mm512_loadu_ps(b + 16);
 #pragma GCC unroll 16
-      for (int r = 0; r < kMr; ++r) {
+      for (int r = 0; r < ROWS; ++r) {
         const __m512 av = _mm512_set1_ps(a[r]);
         c0[r] = _mm512_fmadd_ps(av, b0, c0[r]);
         c1[r] = _mm512_fmadd_ps(av, b1, c1[r]);
       }
     }
-    a += kMr;
-    b += kNr;
   }
   finish_in_registers(c0, c1, t);
 }
+
+// tile_impl by live rows (index t.mr - 1) for one NV.
+template <int NV, int... R>
+constexpr std::array<TileFn, sizeof...(R)> tiles_by_rows(std::integer_sequence<int, R...>) {
+  return {&tile_impl<R + 1, NV>...};
+}
+constexpr auto kTiles1 = tiles_by_rows<1>(std::make_integer_sequence<int, kMr>{});
+constexpr auto kTiles2 = tiles_by_rows<2>(std::make_integer_sequence<int, kMr>{});
 
 // An edge panel of NC <= 4 live columns (N = 49 = 32 + 16 + 1, N = 196 = 6 * 32 + 4):
 // the 14 rows of A go along the vector (one masked load per K step) and each column gets
@@ -181,14 +223,15 @@ bool narrow_tile(const TileJob& t) {
 
 void tile(const TileJob& t) {
   if (narrow_tile(t)) return;
+  const int rows = t.mr - 1;
   if (t.nr <= 16) {
-    tile_impl<true>(t);
+    kTiles1[rows](t);
   } else if (t.nr <= 20) {
     // 17..20 columns (N = 49 = 32 + 17 in ResNet's last stage): a half-width tile on the
     // first 16 and a narrow one on the rest, about 15 FMAs per K step instead of 28.
     TileJob half = t;
     half.nr = 16;
-    tile_impl<true>(half);
+    kTiles1[rows](half);
     TileJob rest = t;
     rest.nr = t.nr - 16;
     rest.b = t.b + 16;
@@ -196,7 +239,7 @@ void tile(const TileJob& t) {
     rest.col0 = t.col0 + 16;
     narrow_tile(rest);
   } else {
-    tile_impl<false>(t);
+    kTiles2[rows](t);
   }
 }
 
@@ -222,6 +265,85 @@ void pack_b_rows(const float* src, int64_t rs, int64_t kc, int cols, float* dst)
   for (int64_t k = 0; k < kc; ++k, src += rs, dst += kNr) {
     _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, src));
     _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+  }
+}
+
+// Transposes the 16 x 16 block r in place (r[j] becomes column j): unpack pairs of rows,
+// then 64-bit shuffles, then two rounds of 128-bit lane shuffles; 64 shuffles in all.
+inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4q + j] holds column 4g + j of rows 4q..4q+3 in 128-bit lane g.
+#pragma GCC unroll 4
+  for (int q = 0; q < 4; ++q) {
+    u[4 * q + 0] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0x44);
+    u[4 * q + 1] = _mm512_shuffle_ps(t[4 * q], t[4 * q + 2], 0xEE);
+    u[4 * q + 2] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0x44);
+    u[4 * q + 3] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    const __m512 x0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+    const __m512 x1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xDD);
+    const __m512 y0 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+    const __m512 y1 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xDD);
+    r[j] = _mm512_shuffle_f32x4(x0, y0, 0x88);
+    r[j + 8] = _mm512_shuffle_f32x4(x0, y0, 0xDD);
+    r[j + 4] = _mm512_shuffle_f32x4(x1, y1, 0x88);
+    r[j + 12] = _mm512_shuffle_f32x4(x1, y1, 0xDD);
+  }
+}
+
+// pack_a_rows for 14-row panels: 16 K steps at a time, the panel's rows (zeros past
+// `rows`, and for the two rows of the 16 x 16 block past the panel) are loaded, transposed
+// in registers and stored as 16 runs of 14 floats, instead of one scalar store per element.
+void pack_a_rows(const float* src, int64_t rs, int64_t kc, int rows, float* dst) {
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 r[16];
+  for (int64_t k = 0; k < kc; k += 16, dst += 16 * kMr) {
+    const int64_t left = kc - k;
+    const __mmask16 m = tail_mask(left);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i)
+      r[i] = i < rows ? _mm512_maskz_loadu_ps(m, src + i * rs + k) : zero;
+    transpose16(r);
+    constexpr __mmask16 kPanel = static_cast<__mmask16>((1u << kMr) - 1u);
+    if (left >= 16) {
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) _mm512_mask_storeu_ps(dst + j * kMr, kPanel, r[j]);
+    } else {
+      for (int j = 0; j < left; ++j) _mm512_mask_storeu_ps(dst + j * kMr, kPanel, r[j]);
+    }
+  }
+}
+
+// pack_b_cols for 32-wide panels: per half panel of 16 columns and 16 K steps, the columns
+// (contiguous along K; zeros past `cols`) are loaded, transposed in registers and stored
+// as 16 rows of the panel.
+void pack_b_cols(const float* src, int64_t cs, int64_t kc, int cols, float* dst) {
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 r[16];
+  for (int h = 0; h < 2; ++h) {
+    const int c0 = 16 * h;
+    float* d = dst + c0;
+    for (int64_t k = 0; k < kc; k += 16, d += 16 * kNr) {
+      const int64_t left = kc - k;
+      const __mmask16 m = tail_mask(left);
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i)
+        r[i] = c0 + i < cols ? _mm512_maskz_loadu_ps(m, src + (c0 + i) * cs + k) : zero;
+      transpose16(r);
+      if (left >= 16) {
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; ++j) _mm512_storeu_ps(d + j * kNr, r[j]);
+      } else {
+        for (int j = 0; j < left; ++j) _mm512_storeu_ps(d + j * kNr, r[j]);
+      }
+    }
   }
 }
 
@@ -298,7 +420,7 @@ void gemv_dots(int64_t K, const float* w, int64_t ldw, int64_t n, const float* x
 }  // namespace
 
 const Kernels& kernels_avx512() {
-  static const Kernels k{tile, gemv_rows, gemv_dots, pack_b_rows};
+  static const Kernels k{tile, gemv_rows, gemv_dots, pack_b_rows, pack_a_rows, pack_b_cols};
   return k;
 }
 

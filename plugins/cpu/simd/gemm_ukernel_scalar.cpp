@@ -42,7 +42,7 @@ void gemv_dots(int64_t K, const float* w, int64_t ldw, int64_t n, const float* x
 }  // namespace
 
 const Kernels& kernels_scalar() {
-  static const Kernels k{tile, gemv_rows, gemv_dots, pack_b_rows_fixed<kNr>};
+  static const Kernels k{tile, gemv_rows, gemv_dots, pack_b_rows_fixed<kNr>, nullptr, nullptr};
   return k;
 }
 
