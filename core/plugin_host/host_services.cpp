@@ -2,6 +2,7 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
 #include <cstdlib>
@@ -82,14 +83,20 @@ void svc_parallel_for(void* host_ctx, size_t begin, size_t end, size_t grain, in
   const size_t chunks = count / grain + (count % grain != 0 ? 1 : 0);
   try {
     // execute() runs inline when the caller already is in this arena (nested calls from
-    // a plugin's own parallel body), and joins the arena otherwise.
+    // a plugin's own parallel body), and joins the arena otherwise. isolate(): while the
+    // caller waits for the loop it runs only the loop's own chunks, never an unrelated
+    // task of the arena (another node of a concurrent run). Plugins keep per-thread
+    // scratch that a waiting caller's loop bodies still read; an unrelated task run on
+    // that thread meanwhile could reuse or grow the same scratch under them.
     impl->arena->execute([&] {
-      tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks),
-                        [&](const tbb::blocked_range<size_t>& r) {
-                          size_t b = begin + r.begin() * grain;
-                          size_t e = r.end() >= chunks ? end : begin + r.end() * grain;
-                          fn(user, b, e);
-                        });
+      tbb::this_task_arena::isolate([&] {
+        tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks),
+                          [&](const tbb::blocked_range<size_t>& r) {
+                            size_t b = begin + r.begin() * grain;
+                            size_t e = r.end() >= chunks ? end : begin + r.end() * grain;
+                            fn(user, b, e);
+                          });
+      });
     });
   } catch (const std::exception& e) {
     impl->log(LogLevel::kError, std::string("parallel_for body threw: ") + e.what());

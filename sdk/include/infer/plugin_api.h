@@ -402,7 +402,9 @@ typedef struct infer_host_services {
   /* Parallelism over the host's oneTBB arena. Plugins never start thread pools. */
   size_t (*num_threads)(void* host_ctx);
   /* Calls fn on disjoint sub-ranges covering [begin, end) of at least `grain` items
-   * (except the last) and returns when all calls have returned. Nestable. */
+   * (except the last) and returns when all calls have returned. Nestable. While it waits,
+   * the calling thread runs only this loop's own sub-ranges, never another task, so
+   * per-thread scratch the caller handed to the loop's bodies is not touched meanwhile. */
   void (*parallel_for)(void* host_ctx, size_t begin, size_t end, size_t grain, infer_range_fn fn,
                        void* user);
   /* A task group: run tasks concurrently, then wait for all of them. The group is owned

@@ -121,6 +121,63 @@ TEST(HostServices, ParallelForOnEmptyRangeAndZeroGrain) {
   for (auto& h : hits) EXPECT_EQ(h.load(), 1);
 }
 
+// Set on a thread while it is inside parallel_for as the loop's caller.
+thread_local bool t_calling_loop = false;
+
+struct Meeting {
+  tbb::task_arena* arena = nullptr;
+  std::atomic<int> arrived{0};
+  std::atomic<int> probes_ran{0};
+  std::atomic<int> probes_on_waiting_caller{0};
+};
+
+// Two chunks that meet: each waits (up to a second) until both run, so another thread
+// has taken one. The caller's chunk then queues probe tasks in the arena (as another
+// run's nodes would be) and returns; the other chunk sleeps, so the caller has to wait
+// for the loop while the probes are there to be taken.
+void meeting_chunk(void* user, size_t, size_t) {
+  auto* m = static_cast<Meeting*>(user);
+  m->arrived.fetch_add(1);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (m->arrived.load() < 2 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  if (t_calling_loop) {
+    for (int i = 0; i < 20; ++i)
+      m->arena->enqueue([m] {
+        if (t_calling_loop) m->probes_on_waiting_caller.fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        m->probes_ran.fetch_add(1);
+      });
+  } else {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// While a caller waits for its parallel_for it runs only that loop's chunks, never
+// another task of the arena, so per-thread scratch the caller handed to the loop's
+// bodies stays its own.
+TEST(HostServices, ParallelForCallerRunsNoOtherTaskWhileWaiting) {
+  auto arena = std::make_shared<tbb::task_arena>(2);
+  HostServices hs("good", arena);
+  const infer_host_services* t = hs.table();
+  Meeting m;
+  m.arena = arena.get();
+  for (int round = 0; round < 3; ++round) {
+    m.arrived = 0;
+    // From inside the arena, as the runtime's partition tasks call plugins.
+    arena->execute([&] {
+      t_calling_loop = true;
+      t->parallel_for(t->host_ctx, 0, 2, 1, meeting_chunk, &m);
+      t_calling_loop = false;
+    });
+  }
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (m.probes_ran.load() < 60 && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(m.probes_ran.load(), 60);
+  EXPECT_EQ(m.probes_on_waiting_caller.load(), 0);
+}
+
 void bump(void* user) { static_cast<std::atomic<int>*>(user)->fetch_add(1); }
 
 TEST(HostServices, TaskGroupRunsEveryTaskBeforeWaitReturns) {
