@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <thread>
 
 #include "gemm.hpp"
@@ -67,61 +66,6 @@ constexpr double kParallelFlops = 1e6;  // below this the threads cost more than
 // is packed block by block inside each tile (and then is large enough that its repacking
 // per tile is a small fraction of the tile's work).
 constexpr int64_t kMaxSharedFloats = int64_t{2} << 20;
-
-// A buffer for an operand packed once and read by every thread of one sgemm call. It is
-// not a scratch slot of the calling thread: while that thread waits in parallel_for, the
-// host's scheduler may run another task on it (another node's sgemm, which packs into
-// those slots), so each call leases a buffer of its own from a small per-thread pool
-// (grow-only: the steady state allocates nothing) and gives it back when it returns.
-// Throws std::bad_alloc when memory runs out, like scratch().
-class SharedBuffer {
- public:
-  explicit SharedBuffer(size_t bytes) {
-    if (bytes == 0) return;
-    bytes = (bytes + 63) / 64 * 64;
-    for (Slot& s : pool()) {
-      if (s.busy) continue;
-      if (s.size < bytes) {
-        const size_t want = std::max(bytes, s.size * 2);
-        void* p = std::aligned_alloc(64, want);
-        if (p == nullptr) throw std::bad_alloc();
-        std::free(s.p);
-        s.p = p;
-        s.size = want;
-      }
-      s.busy = true;
-      slot_ = &s;
-      data_ = static_cast<char*>(s.p);
-      return;
-    }
-    // Every pooled buffer is held by callers further up this thread's stack.
-    own_ = std::aligned_alloc(64, bytes);
-    if (own_ == nullptr) throw std::bad_alloc();
-    data_ = static_cast<char*>(own_);
-  }
-  ~SharedBuffer() {
-    if (slot_ != nullptr) slot_->busy = false;
-    std::free(own_);
-  }
-  SharedBuffer(const SharedBuffer&) = delete;
-  SharedBuffer& operator=(const SharedBuffer&) = delete;
-  char* data() const { return data_; }
-
- private:
-  struct Slot {
-    void* p = nullptr;
-    size_t size = 0;
-    bool busy = false;
-    ~Slot() { std::free(p); }
-  };
-  static Slot (&pool())[4] {
-    thread_local Slot slots[4];
-    return slots;
-  }
-  Slot* slot_ = nullptr;
-  void* own_ = nullptr;
-  char* data_ = nullptr;
-};
 
 // An operand packed once for all the tiles of one sgemm call (the whole-operand layout of
 // pack_a/pack_b), one unit (a K block of one panel) at a time, by whichever tile needs
@@ -404,12 +348,16 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
   const bool share_a = pa == nullptr && nt > 1 && m_panels * mr * K <= kMaxSharedFloats;
   const bool share_b =
       pb == nullptr && parallel && mt > 1 && n_panels * nr * K <= kMaxSharedFloats;
-  SharedBuffer a_mem(share_a ? shared_bytes(m_panels, mr, K, kb) : 0);
-  SharedBuffer b_mem(share_b ? shared_bytes(n_panels, nr, K, kb) : 0);
+  // The calling thread's scratch: the tiles on other threads read it while this thread
+  // waits in parallel_for, which runs nothing else on it meanwhile (threads.hpp).
   const SharedOperand sa =
-      share_a ? shared_operand(a_mem.data(), m_panels, mr, K, kb, kc) : SharedOperand{};
+      share_a ? shared_operand(scratch_as<char>(ScratchSlot::kSharedA, shared_bytes(m_panels, mr, K, kb)),
+                               m_panels, mr, K, kb, kc)
+              : SharedOperand{};
   const SharedOperand sb =
-      share_b ? shared_operand(b_mem.data(), n_panels, nr, K, kb, kc) : SharedOperand{};
+      share_b ? shared_operand(scratch_as<char>(ScratchSlot::kSharedB, shared_bytes(n_panels, nr, K, kb)),
+                               n_panels, nr, K, kb, kc)
+              : SharedOperand{};
   auto pack_a_unit = [&](int64_t p, int64_t k0, int64_t kcb, float* dst) {
     pack_a_block(A, p * mr, std::min<int64_t>(mr, M - p * mr), k0, kcb, mr, kn.pack_a_rows, dst);
   };

@@ -11,7 +11,9 @@
 
 namespace infer::cpu::simd {
 
-enum class ScratchSlot { kPackA, kPackB, kColumns, kWinograd, kMisc, kCount };
+// kSharedA / kSharedB: sgemm's operands packed once per call and read by every thread
+// of that call (gemm.cpp).
+enum class ScratchSlot { kPackA, kPackB, kSharedA, kSharedB, kColumns, kWinograd, kMisc, kCount };
 
 // A thread's buffer for `slot`, at least `bytes` long and 64-byte aligned. Throws
 // std::bad_alloc when memory runs out (the plugin's ABI guard turns it into a status).

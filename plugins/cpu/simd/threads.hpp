@@ -24,7 +24,9 @@ class Threads {
  public:
   virtual ~Threads() = default;
   // Calls fn on disjoint ranges covering [0, n), each at least `grain` long except the
-  // last, possibly concurrently; returns when all have returned.
+  // last, possibly concurrently; returns when all have returned. While it waits, the
+  // calling thread runs nothing but fn's ranges (the host's parallel_for is isolated), so
+  // a caller may hand its own scratch to the ranges running on other threads.
   virtual void parallel_for(size_t n, size_t grain, RangeFn fn) const = 0;
   // How many threads may run at once (>= 1): used to size the work split.
   virtual int concurrency() const = 0;
