@@ -175,6 +175,10 @@ Result<Executable> Device::compile(const infer_graph_view& graph,
 
 bool Device::can_prepack() const { return owner_->api().prepack_constant != nullptr; }
 
+bool Device::prepack_replaces_constants() const {
+  return can_prepack() && (owner_->api().prepack_flags & INFER_PREPACK_REPLACES_CONSTANT) != 0;
+}
+
 Result<std::optional<PrepackedConstant>> Device::prepack_constant(const infer_node_view& node,
                                                                   size_t input_index) const {
   std::optional<PrepackedConstant> none;

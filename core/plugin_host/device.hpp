@@ -104,6 +104,9 @@ class Device {
 
   // nullopt when the plugin has no prepack hook or declined for this input.
   bool can_prepack() const;
+  // Whether a prepacked form replaces the original (INFER_PREPACK_REPLACES_CONSTANT):
+  // the host may then free a constant whose only reader got one.
+  bool prepack_replaces_constants() const;
   Result<std::optional<PrepackedConstant>> prepack_constant(const infer_node_view& node,
                                                             size_t input_index) const;
 

@@ -412,6 +412,29 @@ const infer_graph_view* GraphViewSet::graph() const { return impl_->top; }
 
 std::shared_ptr<const void> GraphViewSet::constants_keeper() const { return impl_->constants; }
 
+bool GraphViewSet::release_constant(ir::ValueId id) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.mu);
+  if (id >= m.top_values.size() || !m.constant[id] || m.graph_output[id] ||
+      m.consumers[id].size() != 1)
+    return false;
+  const NodeInfo& reader = m.node_info[m.consumers[id].front()];
+  const auto reads = std::count(reader.inputs.begin(), reader.inputs.end(), id) +
+                     std::count(reader.implicit.begin(), reader.implicit.end(), id);
+  auto* view = const_cast<infer_value_view*>(m.top_values[id]);
+  if (reads != 1 || view->const_data == nullptr) return false;
+  // One share per view that was built from the data; values that share one TensorData
+  // (folded duplicates) each hold their own, so dropping one never frees another's bytes.
+  auto& kept = *m.constants;
+  auto it = std::find_if(kept.begin(), kept.end(), [&](const ir::TensorDataPtr& t) {
+    return t != nullptr && t->data() == view->const_data;
+  });
+  if (it == kept.end()) return false;
+  it->reset();
+  view->const_data = nullptr;
+  return true;
+}
+
 Result<const infer_graph_view*> GraphViewSet::build_partition_view(
     std::span<const ir::NodeId> node_ids, const PartitionViewOptions& options) {
   Impl& m = *impl_;

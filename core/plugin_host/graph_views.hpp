@@ -80,6 +80,15 @@ class GraphViewSet {
   // Owns the constant data the views point into; give it to CompileOptions::keep_alive.
   std::shared_ptr<const void> constants_keeper() const;
 
+  // Drops the set's share of constant `id`'s bytes because a plugin's prepacked form
+  // replaces them (INFER_PREPACK_REPLACES_CONSTANT): from now on its view has
+  // const_data == NULL (name, dtype, dims and const_size stay), and the bytes are freed
+  // once the IR lets go of them too. Refused (false, nothing changed) unless the value is
+  // a constant of the top graph, not a graph output, and read by exactly one node through
+  // exactly one input (a capture by a subgraph counts as a read). Call it before building
+  // the view of the partition that holds that reader.
+  bool release_constant(ir::ValueId id);
+
  private:
   GraphViewSet();
   struct Impl;

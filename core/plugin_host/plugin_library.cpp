@@ -14,7 +14,7 @@ constexpr std::string_view kPrefix = "libinfer_plugin_";
 constexpr std::string_view kSuffix = ".so";
 
 // A table claiming more than this is garbage, not a newer minor: the ABI only appends
-// function pointers, and no minor will ever add thousands of them.
+// function pointers and a few flag words, and no minor will ever add thousands of them.
 constexpr size_t kMaxTableSize = size_t{1} << 20;
 
 // The smallest table the host can read anything from: up to and including
@@ -180,6 +180,8 @@ Result<std::shared_ptr<PluginLibrary>> PluginLibrary::open(const std::string& pa
     missing += (missing.empty() ? "" : ", ") + std::string(#field);
     INFER_PLUGIN_API_FIELDS(INFER_CHECK_FIELD)
 #undef INFER_CHECK_FIELD
+    if (!covers(offsetof(infer_plugin_api, prepack_flags), sizeof(uint64_t)))
+      lib->api_.prepack_flags = 0;  // minor 1 and older: no flags
 
     if (lib->api_.name == nullptr || lib->api_.name[0] == '\0') {
       return refuse(RejectReason::kBadTable, "invalid function table: no plugin name");

@@ -22,13 +22,15 @@ Result<std::vector<ir::ValueId>> ids_of(
 // own layout (e.g. GEMM weights into register-tile panels), once at compile time. A
 // constant read by several nodes keeps the first node's form: the plugin checks the
 // form it gets and packs for itself when it does not fit. The bytes live as long as the
-// executable (keep_alive).
-Status prepack_constants(const host::GraphViewSet& views,
+// executable (keep_alive). With `graph`, originals the packed forms replace are freed
+// one by one as they are packed (see compile_partition).
+Status prepack_constants(host::GraphViewSet& views,
                          const std::unordered_map<const infer_value_view*, ir::ValueId>& ids,
                          const partitioner::Partition& partition, const Backend& backend,
                          host::PartitionViewOptions& view_options,
-                         std::vector<std::shared_ptr<const void>>& keep_alive) {
+                         std::vector<std::shared_ptr<const void>>& keep_alive, ir::Graph* graph) {
   if (!backend.device.can_prepack()) return Status::ok();
+  const bool replaces = graph != nullptr && backend.device.prepack_replaces_constants();
   for (ir::NodeId nid : partition.nodes) {
     const infer_node_view* node = views.node(nid);
     if (node == nullptr) continue;
@@ -42,6 +44,7 @@ Status prepack_constants(const host::GraphViewSet& views,
       if (!packed) continue;
       view_options.prepacked[id->second] = host::PrepackedRef{packed->data.get(), packed->size};
       keep_alive.push_back(std::move(packed->data));
+      if (replaces && views.release_constant(id->second)) graph->value(id->second).constant.reset();
     }
   }
   return Status::ok();
@@ -67,14 +70,15 @@ std::unordered_map<const infer_value_view*, ir::ValueId> value_ids_of(
 Result<PlanPartition> compile_partition(
     host::GraphViewSet& views, const std::unordered_map<const infer_value_view*, ir::ValueId>& ids,
     const partitioner::Partition& partition, size_t device_index, const Backend& backend,
-    uint32_t optimization_level) {
+    uint32_t optimization_level, ir::Graph* graph) {
   const std::string what = "compiling partition '" + partition.name + "' (" +
                            std::to_string(partition.nodes.size()) + " nodes) on backend '" +
                            backend.name + "'";
   host::PartitionViewOptions view_options;
   view_options.name = partition.name;
   std::vector<std::shared_ptr<const void>> prepacked_bytes;
-  if (Status st = prepack_constants(views, ids, partition, backend, view_options, prepacked_bytes);
+  if (Status st =
+          prepack_constants(views, ids, partition, backend, view_options, prepacked_bytes, graph);
       !st.is_ok())
     return st.with_context(what);
   Result<const infer_graph_view*> view = views.build_partition_view(partition.nodes, view_options);

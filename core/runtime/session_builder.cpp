@@ -133,9 +133,10 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   }
   const auto ids = value_ids_of(*views);
   for (const partitioner::Partition& p : partitions.partitions) {
-    INFER_ASSIGN_OR_RETURN(PlanPartition compiled,
-                           compile_partition(*views, ids, p, p.backend, backends[p.backend],
-                                             static_cast<uint32_t>(options.optimization_level)));
+    INFER_ASSIGN_OR_RETURN(
+        PlanPartition compiled,
+        compile_partition(*views, ids, p, p.backend, backends[p.backend],
+                          static_cast<uint32_t>(options.optimization_level), &graph));
     plan->partitions.push_back(std::move(compiled));
   }
   INFER_RETURN_IF_ERROR(build_step_graph(graph, partitions, *plan));

@@ -8,6 +8,7 @@
 
 #include "abi_objects.hpp"
 #include "kernel_registry.hpp"
+#include "node_util.hpp"
 
 namespace infer::cpu {
 
@@ -310,7 +311,8 @@ Result<std::unique_ptr<Executable>> Executable::compile_impl(const sdk::Host& ho
     return id;
   };
   // A constant value, used in place: the ABI keeps const_data alive for the
-  // executable's lifetime.
+  // executable's lifetime. A weight the host freed for our prepacked form gets a slot
+  // without data: its kernel reads only the prepacked form (see is_prepacked_only).
   auto add_const_slot = [&](const infer_value_view* v, const std::string& prefix) -> Result<int> {
     if (v->rank < 0) return invalid(prefix, "constant '", value_name(v), "' has unknown rank");
     const int s = add_slot(v);
@@ -358,7 +360,7 @@ Result<std::unique_ptr<Executable>> Executable::compile_impl(const sdk::Host& ho
       auto it = slot_of.find(v);
       if (it != slot_of.end()) {
         step.inputs.push_back(it->second);
-      } else if (v->const_data != nullptr) {
+      } else if (v->const_data != nullptr || is_prepacked_only(v)) {
         CPU_ASSIGN_OR_RETURN(int s, add_const_slot(v, step.prefix()));
         step.inputs.push_back(s);
       } else if (subgraph) {

@@ -1,6 +1,7 @@
 // Small read-only helpers over node views, shared by kernels' check and create functions.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ inline const infer_value_view* node_output(const infer_node_view& n, size_t i) {
   return i < n.num_outputs ? n.outputs[i] : nullptr;
 }
 inline bool is_const(const infer_value_view* v) { return v != nullptr && v->const_data != nullptr; }
+// A constant whose original bytes the host freed because our prepacked form replaces it
+// (INFER_PREPACK_REPLACES_CONSTANT): prepacked_data is all there is to read.
+inline bool is_prepacked_only(const infer_value_view* v) {
+  return v != nullptr && v->const_data == nullptr &&
+         v->struct_size >= offsetof(infer_value_view, prepacked_size) + sizeof(size_t) &&
+         v->prepacked_data != nullptr;
+}
 
 inline int64_t attr_i(const infer_node_view& n, const char* name, int64_t fallback) {
   return sdk::attr_int(&n, name, fallback);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "abi_objects.hpp"
 #include "executable.hpp"
@@ -369,16 +370,25 @@ infer_status* prepack_constant(infer_device* device, const infer_node_view* node
     if (input_index >= node->num_inputs || node->inputs[input_index] == nullptr ||
         node->inputs[input_index]->const_data == nullptr)
       return nullptr;  // declined: not a constant input
-    std::vector<unsigned char> packed;
-    if (!prepack_weight(*node, input_index, packed) || packed.empty()) return nullptr;
+    // The packers write straight into the host's memory: no temporary copy of a weight.
     const infer_host_services* h = host.raw();
-    void* mem = h->host_alloc(h->host_ctx, packed.size(), kMinAlignment);
-    if (mem == nullptr)
+    size_t wanted = 0;
+    void* mem = nullptr;
+    const PackAlloc alloc = [&](size_t bytes) {
+      wanted = bytes;
+      mem = h->host_alloc(h->host_ctx, (bytes + 63) / 64 * 64, kMinAlignment);
+      return mem;
+    };
+    size_t size = 0;
+    try {
+      if (prepack_weight(*node, input_index, alloc, &size) == nullptr) return nullptr;
+    } catch (const std::bad_alloc&) {
+      if (mem != nullptr) h->host_free(h->host_ctx, mem);
       return host.error(INFER_STATUS_OUT_OF_MEMORY, "cpu: prepack_constant: %zu bytes for '%s'",
-                        packed.size(), node->name ? node->name : "");
-    std::memcpy(mem, packed.data(), packed.size());
+                        wanted, node->name ? node->name : "");
+    }
     *out_data = mem;
-    *out_size = packed.size();
+    *out_size = size;
     return nullptr;
   });
 }
@@ -417,6 +427,9 @@ constexpr infer_plugin_api kApi = {
     executable_destroy,
     execute,
     prepack_constant,
+    // Kernels read a weight they prepacked only in that form (kernels/gemm_core.cpp,
+    // kernels/conv.cpp), so the host may free the original.
+    INFER_PREPACK_REPLACES_CONSTANT,
 };
 
 }  // namespace

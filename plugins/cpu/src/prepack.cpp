@@ -7,10 +7,10 @@ namespace infer::cpu {
 
 // Each packer checks the op type, the input index, the dtype and the shapes itself and
 // declines (returns false) for anything its kernel would not use packed.
-bool prepack_weight(const infer_node_view& node, size_t input_index,
-                    std::vector<unsigned char>& out) {
-  return prepack_gemm_weight(node, input_index, out) ||
-         kernels::prepack_conv_weight(node, input_index, out);
+void* prepack_weight(const infer_node_view& node, size_t input_index, const PackAlloc& alloc,
+                     size_t* size) {
+  if (void* p = prepack_gemm_weight(node, input_index, alloc, size)) return p;
+  return kernels::prepack_conv_weight(node, input_index, alloc, size);
 }
 
 }  // namespace infer::cpu

@@ -7,15 +7,21 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
+#include <functional>
 
 #include "infer/plugin_api.h"
 
 namespace infer::cpu {
 
-// Fills `out` with the packed form of constant input `input_index` of `node` and returns
-// true, or returns false when that input is not a weight this plugin packs. Throws only
-// std::bad_alloc.
-bool prepack_weight(const infer_node_view& node, size_t input_index, std::vector<unsigned char>& out);
+// Memory for a packed weight: `bytes` (rounded up to a multiple of 64) aligned to 64
+// bytes, or nullptr when out of memory. The packers write into it directly, so a weight
+// is never held in a temporary copy on its way to the host.
+using PackAlloc = std::function<void*(size_t bytes)>;
+
+// Packs constant input `input_index` of `node` into memory from `alloc` and returns it,
+// with its size in *size, or returns nullptr (alloc not called) when that input is not a
+// weight this plugin packs. Throws std::bad_alloc when alloc returns nullptr.
+void* prepack_weight(const infer_node_view& node, size_t input_index, const PackAlloc& alloc,
+                     size_t* size);
 
 }  // namespace infer::cpu

@@ -309,6 +309,7 @@ constexpr infer_plugin_api kApi = {
     .execute = execute,
     // Not provided: weights are uploaded as they are; shaders read the ONNX layouts.
     .prepack_constant = nullptr,
+    .prepack_flags = 0,
 };
 
 }  // namespace

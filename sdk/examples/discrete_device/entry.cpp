@@ -260,6 +260,9 @@ constexpr infer_plugin_api kApi = {
     .executable_destroy = executable_destroy,
     .execute = execute,
     .prepack_constant = prepack_constant_fn,
+    // Not INFER_PREPACK_REPLACES_CONSTANT: compile falls back to const_data when a blob
+    // does not match, so the host must keep the originals.
+    .prepack_flags = 0,
 };
 
 }  // namespace

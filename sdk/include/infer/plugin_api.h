@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define INFER_ABI_VERSION_MAJOR 0u
-#define INFER_ABI_VERSION_MINOR 1u
+#define INFER_ABI_VERSION_MINOR 2u
 
 /* The one symbol a plugin exports (see infer_plugin_entry_fn at the end). */
 #define INFER_PLUGIN_ENTRY_SYMBOL "infer_plugin_entry"
@@ -163,7 +163,9 @@ typedef struct infer_value_view {
   int64_t rank;                    /* -1 when the rank is unknown */
   const int64_t* dims;             /* `rank` entries; -1 for an unknown or symbolic dim */
   const char* const* dim_params;   /* NULL, or `rank` entries: the symbolic name or NULL */
-  /* Non-NULL when the value is a constant known at load time (initializer, Constant). */
+  /* Non-NULL when the value is a constant known at load time (initializer, Constant);
+   * NULL with prepacked_data set when the host freed a constant the plugin's prepacked
+   * form replaces (INFER_PREPACK_REPLACES_CONSTANT). */
   const void* const_data;
   size_t const_size;               /* bytes at const_data */
   const infer_quant_desc* quant;   /* NULL unless the value holds quantized data */
@@ -545,7 +547,19 @@ typedef struct infer_plugin_api {
    * own layout (the example plugin prefixes a small header). */
   infer_status* (*prepack_constant)(infer_device* device, const infer_node_view* node,
                                     size_t input_index, void** out_data, size_t* out_size);
+
+  /* -- Appended in ABI minor 2 ------------------------------------------------------ */
+  /* INFER_PREPACK_* bits that describe the prepack hook; 0 when absent. */
+  uint64_t prepack_flags;
 } infer_plugin_api;
+
+/* prepack_flags: the plugin reads a constant it prepacked only in its prepacked form.
+ * When the hook returned data for a value whose only reader is that node (read through
+ * that one input; not a graph output), the host may free the original bytes: the
+ * compile view then carries prepacked_data with const_data == NULL (const_size, dtype
+ * and dims still describe the original), and neither compile nor the executables may
+ * read const_data of that value. Without the bit the host keeps every original. */
+#define INFER_PREPACK_REPLACES_CONSTANT 1u
 
 /* The exported entry point, named INFER_PLUGIN_ENTRY_SYMBOL. The host passes its ABI
  * version; the plugin returns its static function table (valid until the library is

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "plugin_host/graph_views.hpp"
 #include "test_graphs.hpp"
@@ -247,6 +249,73 @@ TEST(GraphViews, PrepackedConstantsAreVisibleOnlyInTheirPartition) {
   EXPECT_EQ((*v)->nodes[0]->inputs[0], (*set)->value(t.x));  // others still shared
   EXPECT_EQ((*set)->value(t.w)->prepacked_data, nullptr);
   EXPECT_EQ((*set)->node(0)->inputs[1]->prepacked_data, nullptr);
+}
+
+// n0: a = MatMul(x, w_one)   n1: b = MatMul(a, w_shared)   n2: c = Add(b, w_shared)
+// n3: d = Mul(w_twice, w_twice)   n4: e = Add(c, w_out)   graph outputs: e, d, w_out.
+// Each constant meets one rule of release_constant: w_one has one reader through one
+// input; w_shared has two readers; w_twice one reader through two inputs; w_out is a
+// graph output.
+TEST(GraphViews, ReleaseConstantFreesOnlyAValueWithOneReaderThroughOneInput) {
+  ir::Model m;
+  m.opsets[""] = 17;
+  m.graph = std::make_shared<ir::Graph>();
+  ir::Graph& g = *m.graph;
+  auto dims = [] { return std::vector<ir::Dim>{ir::Dim::known(2), ir::Dim::known(2)}; };
+  auto x = add_value(g, "x", DataType::kFloat32, dims());
+  auto w_one = add_value(g, "w_one", DataType::kFloat32, dims(), f32_tensor({2, 2}, {1, 2, 3, 4}));
+  auto w_shared =
+      add_value(g, "w_shared", DataType::kFloat32, dims(), f32_tensor({2, 2}, {5, 6, 7, 8}));
+  auto w_twice =
+      add_value(g, "w_twice", DataType::kFloat32, dims(), f32_tensor({2, 2}, {9, 1, 2, 3}));
+  auto w_out = add_value(g, "w_out", DataType::kFloat32, dims(), f32_tensor({2, 2}, {4, 5, 6, 7}));
+  auto a = add_value(g, "a", DataType::kFloat32, dims());
+  auto b = add_value(g, "b", DataType::kFloat32, dims());
+  auto c = add_value(g, "c", DataType::kFloat32, dims());
+  auto d = add_value(g, "d", DataType::kFloat32, dims());
+  auto e = add_value(g, "e", DataType::kFloat32, dims());
+  add_node(g, "n0", "MatMul", {x, w_one}, {a});
+  add_node(g, "n1", "MatMul", {a, w_shared}, {b});
+  add_node(g, "n2", "Add", {b, w_shared}, {c});
+  add_node(g, "n3", "Mul", {w_twice, w_twice}, {d});
+  add_node(g, "n4", "Add", {c, w_out}, {e});
+  g.inputs = {x};
+  g.outputs = {e, d, w_out};
+  std::weak_ptr<const ir::TensorData> one_bytes = g.value(w_one).constant;
+  auto set = GraphViewSet::build(m);
+  ASSERT_TRUE(set.is_ok()) << set.status().message();
+  GraphViewSet& views = **set;
+  const size_t bytes = 4 * sizeof(float);
+
+  EXPECT_FALSE(views.release_constant(w_shared)) << "two readers";
+  EXPECT_FALSE(views.release_constant(w_twice)) << "one reader, two inputs";
+  EXPECT_FALSE(views.release_constant(w_out)) << "a graph output";
+  EXPECT_FALSE(views.release_constant(x)) << "not a constant";
+  EXPECT_FALSE(views.release_constant(999)) << "out of range";
+  for (ir::ValueId v : {w_shared, w_twice, w_out})
+    EXPECT_EQ(views.value(v)->const_data, g.value(v).constant->data()) << g.value(v).name;
+
+  ASSERT_TRUE(views.release_constant(w_one));
+  const infer_value_view* released = views.value(w_one);
+  EXPECT_EQ(released->const_data, nullptr);
+  EXPECT_EQ(released->const_size, bytes);
+  EXPECT_EQ(released->rank, 2);
+  EXPECT_EQ(views.node(0)->inputs[1], released) << "the reader's view sees it too";
+  EXPECT_FALSE(views.release_constant(w_one)) << "already released";
+  // The set no longer holds the bytes: once the IR lets go, they are freed.
+  EXPECT_FALSE(one_bytes.expired());
+  g.value(w_one).constant.reset();
+  EXPECT_TRUE(one_bytes.expired());
+
+  // A partition view built afterwards carries the prepacked form without the original.
+  const float packed[4] = {0, 0, 0, 0};
+  PartitionViewOptions opts;
+  opts.prepacked[w_one] = PrepackedRef{packed, sizeof packed};
+  auto v = views.build_partition_view(std::vector<ir::NodeId>{0}, opts);
+  ASSERT_TRUE(v.is_ok()) << v.status().message();
+  EXPECT_EQ((*v)->nodes[0]->inputs[1]->const_data, nullptr);
+  EXPECT_EQ((*v)->nodes[0]->inputs[1]->prepacked_data, packed);
+  EXPECT_EQ((*v)->num_inputs, 1u) << "still a constant, not a partition input";
 }
 
 TEST(GraphViews, AttributesAreViewedWithTheirTypes) {

@@ -152,6 +152,8 @@ TEST(PluginInstance, PrepackHandsOverHostMemory) {
   ASSERT_TRUE(good);
   Device d = good->device(0);
   ASSERT_TRUE(d.can_prepack());
+  // The fixture's executables read const_data, so its packed form replaces nothing.
+  EXPECT_FALSE(d.prepack_replaces_constants());
   auto packed = d.prepack_constant(*(*set)->node(0), 1);  // w
   ASSERT_TRUE(packed.is_ok()) << packed.status().message();
   ASSERT_TRUE(packed->has_value());
@@ -178,6 +180,7 @@ TEST(PluginInstance, OlderMinorPluginWorksWithoutTheNewerEntries) {
   ASSERT_TRUE(old);
   Device d = old->device(0);
   EXPECT_FALSE(d.can_prepack());
+  EXPECT_FALSE(d.prepack_replaces_constants());
   auto packed = d.prepack_constant(*(*set)->node(0), 1);
   ASSERT_TRUE(packed.is_ok());
   EXPECT_FALSE(packed->has_value());

@@ -48,6 +48,7 @@ TEST(PluginLibrary, OlderMinorLoadsAndFieldsPastItsTableReadAsNull) {
   // struct_size; the host must not see it.
   EXPECT_EQ(l.api().prepack_constant, nullptr);
   EXPECT_FALSE(INFER_HAS_FIELD(&l.api(), infer_plugin_api, prepack_constant));
+  EXPECT_EQ(l.api().prepack_flags, 0u) << "set in the static table, but past struct_size";
   EXPECT_NE(l.api().execute, nullptr);
   EXPECT_NE(l.api().copy_cost, nullptr);
 }

@@ -62,6 +62,8 @@ TEST(CpuPluginLibrary, VersionHandshake) {
   EXPECT_STREQ(api->name, "cpu");
   EXPECT_GE(api->struct_size, sizeof(infer_plugin_api));
   EXPECT_LE(api->min_host_minor, INFER_ABI_VERSION_MINOR);
+  // Its kernels read a weight they prepacked only in that form (prepack_test.cpp checks).
+  EXPECT_EQ(api->prepack_flags, uint64_t{INFER_PREPACK_REPLACES_CONSTANT});
   // A newer host minor is fine: minors only append.
   opts.host_abi_minor = INFER_ABI_VERSION_MINOR + 5;
   EXPECT_TRUE(PluginHandle::load(plugin_path("cpu"), &error, opts)) << error;

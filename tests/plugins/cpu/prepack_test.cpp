@@ -54,12 +54,28 @@ class CpuPrepack : public ::testing::Test {
   static infer_value_view* input_view(const infer_graph_view* graph, size_t input) {
     return const_cast<infer_value_view*>(graph->nodes[0]->inputs[input]);
   }
+  // What the host does under INFER_PREPACK_REPLACES_CONSTANT: weight input 1 carries
+  // `blob` and no longer its original bytes.
+  static void replace_weight(const infer_graph_view* graph, const void* blob, size_t size) {
+    infer_value_view* w = input_view(graph, 1);
+    w->prepacked_data = blob;
+    w->prepacked_size = size;
+    w->const_data = nullptr;
+  }
 
   std::unique_ptr<PluginHandle> plugin_;
   const infer_plugin_api* api_ = nullptr;
   infer_device* dev_ = nullptr;
   std::vector<void*> packed_;
 };
+
+// The [cols, rows] transpose of a row-major [rows, cols] matrix.
+std::vector<float> transposed(const std::vector<float>& a, int64_t rows, int64_t cols) {
+  std::vector<float> t(a.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = a[r * cols + c];
+  return t;
+}
 
 // Y[M,N] = X[M,K] * B[K,N], in double.
 std::vector<float> matmul_ref(const std::vector<float>& x, const std::vector<float>& b, int64_t M,
@@ -107,9 +123,7 @@ TEST_F(CpuPrepack, GemmWithTransposedWeightPacksTheProduct) {
   // Gemm with transB = 1: B is stored [N, K]; the packed form must be of B^T.
   const int64_t M = 3, K = 19, N = 33;
   const auto bt = random_floats(N * K, 3), x = random_floats(M * K, 4);
-  std::vector<float> b(static_cast<size_t>(K * N));
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t k = 0; k < K; ++k) b[k * N + n] = bt[n * K + k];
+  const std::vector<float> b = transposed(bt, N, K);
   GraphBuilder g;
   const infer_graph_view* graph = g.single_node_graph(
       "Gemm",
@@ -186,6 +200,89 @@ TEST_F(CpuPrepack, ConvWeightIsPackedAndUsedInPlace) {
   expect_near_all(r.outputs[0].as<float>(), want);
 }
 
+// Weights replaced by their packed form, as the host does (see replace_weight): MatMul,
+// Gemm with transB and Conv then compile and run from the packed form alone (a read of
+// the original would be a NULL dereference), checked against references computed from
+// the original here.
+TEST_F(CpuPrepack, WeightsTheHostFreedRunFromThePackedFormAlone) {
+  const int64_t M = 6, K = 23, N = 19;
+  const auto b = random_floats(K * N, 11), x = random_floats(M * K, 12);
+  const std::vector<float> bt = transposed(b, K, N);
+  const std::vector<float> want = matmul_ref(x, b, M, K, N);
+  for (const bool gemm : {false, true}) {
+    SCOPED_TRACE(gemm ? "Gemm transB" : "MatMul");
+    GraphBuilder g;
+    const infer_graph_view* graph =
+        gemm ? g.single_node_graph("Gemm",
+                                   {TensorSpec::f32("x", {M, K}),
+                                    TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {N, K}, bt)},
+                                   {TensorSpec::f32("y", {M, N})}, {AttrSpec::Int("transB", 1)}, 13,
+                                   "fc")
+             : g.single_node_graph("MatMul",
+                                   {TensorSpec::f32("x", {M, K}),
+                                    TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {K, N}, b)},
+                                   {TensorSpec::f32("y", {M, N})}, {}, 13, "mm");
+    size_t size = 0;
+    const void* blob = prepack(graph->nodes[0], 1, &size);
+    ASSERT_NE(blob, nullptr);
+    replace_weight(graph, blob, size);
+    RunResult r = run_graph(*plugin_, graph, {HostTensor::f32({M, K}, x)});
+    ASSERT_TRUE(r.ok()) << r.status.message;
+    expect_near_all(r.outputs[0].as<float>(), want);
+  }
+
+  // Conv 1x1 (C=7 -> M=5) on a 4x3 image: y[m,p] = sum_c w[m,c] x[c,p].
+  const int64_t C = 7, Mc = 5, P = 12;
+  const auto xc = random_floats(C * P, 13), wc = random_floats(Mc * C, 14);
+  GraphBuilder g;
+  const infer_graph_view* graph =
+      g.single_node_graph("Conv",
+                          {TensorSpec::f32("x", {1, C, 4, 3}),
+                           TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {Mc, C, 1, 1}, wc)},
+                          {TensorSpec::f32("y", {1, Mc, 4, 3})}, {}, 11, "conv");
+  size_t size = 0;
+  const void* blob = prepack(graph->nodes[0], 1, &size);
+  ASSERT_NE(blob, nullptr);
+  replace_weight(graph, blob, size);
+  RunResult r = run_graph(*plugin_, graph, {HostTensor::f32({1, C, 4, 3}, xc)});
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  std::vector<float> yc(static_cast<size_t>(Mc * P));
+  for (int64_t m = 0; m < Mc; ++m)
+    for (int64_t p = 0; p < P; ++p) {
+      double acc = 0;
+      for (int64_t c = 0; c < C; ++c) acc += double(wc[m * C + c]) * xc[c * P + p];
+      yc[m * P + p] = static_cast<float>(acc);
+    }
+  expect_near_all(r.outputs[0].as<float>(), yc);
+}
+
+// A freed weight whose packed form is not ours (or not for this node) cannot be packed
+// again from the original: compiling fails and names the weight, instead of reading NULL.
+TEST_F(CpuPrepack, AFreedWeightWhosePackedFormDoesNotFitFailsToCompile) {
+  const auto b = random_floats(8 * 16, 15);
+  GraphBuilder g;
+  const infer_graph_view* mm = g.single_node_graph(
+      "MatMul",
+      {TensorSpec::f32("x", {4, 8}), TensorSpec::constant("w_mm", INFER_DTYPE_FLOAT32, {8, 16}, b)},
+      {TensorSpec::f32("y", {4, 16})}, {}, 13, "mm");
+  std::vector<unsigned char> foreign(8 * 16 * sizeof(float) + 256, 0xAB);
+  replace_weight(mm, foreign.data(), foreign.size());
+  RunResult r = run_graph(*plugin_, mm, {HostTensor::f32({4, 8}, random_floats(32, 16))});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status.message.find("freed weight 'w_mm'"), std::string::npos) << r.status.message;
+
+  GraphBuilder g2;
+  const infer_graph_view* conv =
+      g2.single_node_graph("Conv",
+                           {TensorSpec::f32("x", {1, 8, 4, 4}),
+                            TensorSpec::constant("w_conv", INFER_DTYPE_FLOAT32, {16, 8, 1, 1}, b)},
+                           {TensorSpec::f32("y", {1, 16, 4, 4})}, {}, 11, "conv");
+  replace_weight(conv, foreign.data(), foreign.size());
+  r = run_graph(*plugin_, conv, {HostTensor::f32({1, 8, 4, 4}, random_floats(128, 17))});
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status.message.find("freed weight 'w_conv'"), std::string::npos) << r.status.message;
+}
+
 TEST_F(CpuPrepack, OtherOpsAndNonFloatWeightsAreDeclined) {
   GraphBuilder g;
   const infer_graph_view* graph = g.single_node_graph(
@@ -197,6 +294,15 @@ TEST_F(CpuPrepack, OtherOpsAndNonFloatWeightsAreDeclined) {
   EXPECT_EQ(prepack(graph->nodes[0], 1, &size), nullptr);
   EXPECT_EQ(size, 0u);
   EXPECT_EQ(prepack(graph->nodes[0], 7, &size), nullptr) << "input index out of range";
+  // A rank-4 float constant looks like a convolution weight, but only Conv and FusedConv
+  // read the packed form: another op's input is left alone.
+  GraphBuilder g4;
+  const infer_graph_view* mul = g4.single_node_graph(
+      "Mul",
+      {TensorSpec::f32("a", {1, 2, 3, 3}),
+       TensorSpec::constant("s", INFER_DTYPE_FLOAT32, {1, 2, 3, 3}, random_floats(18, 18))},
+      {TensorSpec::f32("y", {1, 2, 3, 3})}, {}, 14, "mul");
+  EXPECT_EQ(prepack(mul->nodes[0], 1, &size), nullptr);
 
   GraphBuilder g2;
   const infer_graph_view* mm = g2.single_node_graph(

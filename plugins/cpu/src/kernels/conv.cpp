@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <string_view>
 #include <vector>
 
 #include "../host_threads.hpp"
@@ -53,10 +55,11 @@ simd::ConvShape make_shape(const Window& w, int64_t N, int64_t C, int64_t M, int
 // The shape used to pack a constant weight at load/creation: channels, kernel, strides
 // and dilations from W and the attributes; spatial sizes from X when its shape is known
 // (they only steer the algorithm choice), else 0. False when W cannot be packed ahead.
+// W may be prepacked only (its bytes freed by the host).
 bool weight_shape(const infer_node_view& node, const WindowAttrs& attrs, simd::ConvShape& s) {
   const infer_value_view* x = node_input(node, 0);
   const infer_value_view* w = node_input(node, 1);
-  if (w == nullptr || w->const_data == nullptr || w->dtype != INFER_DTYPE_FLOAT32 || w->rank < 3 ||
+  if (!(is_const(w) || is_prepacked_only(w)) || w->dtype != INFER_DTYPE_FLOAT32 || w->rank < 3 ||
       w->rank > simd::kMaxConvRank + 2)
     return false;
   for (int64_t d = 0; d < w->rank; ++d)
@@ -174,6 +177,9 @@ class ConvKernel final : public Kernel {
     const void* packed = packed_;
     AlignedBuffer per_run;
     if (packed == nullptr) {
+      // W's bytes freed by the host for a packed form that does not fit:
+      if (W.data == nullptr && W.numel() > 0)
+        return internal("W ", dims_str(W.dims), " has no data and no usable packed form");
       // Weights computed at run time: pack them for this run's shape.
       const simd::ConvAlgo algo = simd::choose_conv_algo(isa, shape);
       per_run = aligned_buffer(simd::conv_packed_bytes(isa, shape, algo));
@@ -207,21 +213,27 @@ bool prepacked_usable(const infer_value_view* w, const simd::ConvShape& s) {
 
 }  // namespace
 
-bool prepack_conv_weight(const infer_node_view& node, size_t input_index,
-                         std::vector<unsigned char>& out) {
-  if (input_index != 1) return false;
+void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
+                          const PackAlloc& alloc, size_t* size) {
+  if (input_index != 1 || !is_const(node_input(node, 1)) || node.op_type == nullptr)
+    return nullptr;
+  // Only the kernels that use the packed form: Conv and FusedConv.
+  const std::string_view op = node.op_type;
+  const std::string_view domain = node.domain != nullptr ? node.domain : "";
+  if (!(((domain.empty() || domain == "ai.onnx") && op == "Conv") ||
+        (domain == "ai.infer" && op == "FusedConv")))
+    return nullptr;
   simd::ConvShape s;
-  if (!weight_shape(node, conv_attrs(node), s)) return false;
+  if (!weight_shape(node, conv_attrs(node), s)) return nullptr;
   const simd::Isa isa = kernel_isa();
   const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s);
   const size_t bytes = simd::conv_packed_bytes(isa, s, algo);
-  // Pack into an aligned buffer (the packers expect 64-byte alignment), then copy out.
-  AlignedBuffer buf = aligned_buffer(bytes);
+  void* dst = alloc(bytes);  // 64-byte aligned, as the packers expect
+  if (dst == nullptr) throw std::bad_alloc();
   simd::conv_pack_weights(isa, s, algo, static_cast<const float*>(node_input(node, 1)->const_data),
-                          buf.get());
-  out.assign(static_cast<const unsigned char*>(buf.get()),
-             static_cast<const unsigned char*>(buf.get()) + bytes);
-  return true;
+                          dst);
+  *size = bytes;
+  return dst;
 }
 
 Result<KernelPtr> conv_create_fused(const KernelInit& init, const simd::Act& act, bool residual_input) {
@@ -233,6 +245,10 @@ Result<KernelPtr> conv_create_fused(const KernelInit& init, const simd::Act& act
     const infer_value_view* w = node_input(node, 1);
     if (prepacked_usable(w, s)) {
       kernel->set_packed(w->prepacked_data, nullptr);
+    } else if (w->const_data == nullptr) {
+      return internal("the host freed weight '", w->name ? w->name : "",
+                      "' for its prepacked form (", w->prepacked_size,
+                      " bytes), which does not fit this node");
     } else {
       const simd::Isa isa = kernel_isa();
       const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s);

@@ -4,21 +4,22 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include "../kernel.hpp"
+#include "../prepack.hpp"
 #include "infer/plugin_api.h"
 #include "simd/activation.hpp"
 
 namespace infer::cpu::kernels {
 
 // For a Conv or FusedConv node whose input `input_index` is the constant float32 weight
-// W (input 1): fills `out` with exactly what the kernel would pack at creation (a blob
-// that describes its own algorithm, ISA and dims) and returns true. Returns false, with
-// `out` untouched, for any other input or a weight that cannot be packed ahead (not
-// constant, unknown shape, wrong dtype, inconsistent attributes).
-bool prepack_conv_weight(const infer_node_view& node, size_t input_index,
-                         std::vector<unsigned char>& out);
+// W (input 1): packs exactly what the kernel would pack at creation (a blob that
+// describes its own algorithm, ISA and dims) into memory from `alloc` (see prepack.hpp)
+// and returns it, with its size in *size. Returns nullptr, without calling alloc, for
+// any other node or input or a weight that cannot be packed ahead (not constant, unknown
+// shape, wrong dtype, inconsistent attributes).
+void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
+                          const PackAlloc& alloc, size_t* size);
 
 // The Conv kernel for `init` (Conv: no residual input; FusedConv: input 3 is the residual
 // Z) ending with `act`.

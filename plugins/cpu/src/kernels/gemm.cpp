@@ -61,6 +61,9 @@ class GemmKernel final : public Kernel {
     if (!packed_b_.empty() && packed_b_.K() == K && packed_b_.N() == N) {
       g.packed_b = packed_b_.data();
     } else {
+      // B's bytes freed by the host for a packed form that does not fit:
+      if (B.data == nullptr && B.numel() > 0)
+        return internal("B ", dims_str(B.dims), " has no data and no usable packed form");
       g.B = B.as<float>();
       g.ldb = trans_b_ ? 1 : N;
       g.b_col_stride = trans_b_ ? K : 1;
@@ -177,7 +180,7 @@ Result<KernelPtr> gemm_create_fused(const KernelInit& init, const infer_node_vie
                                     const Activation& act) {
   const infer_node_view& n = *init.node;
   PackedGemmB packed;
-  pack_gemm_weight(weights_node, packed);
+  CPU_RETURN_IF_ERROR(pack_gemm_weight(weights_node, packed));
   return KernelPtr(new GemmKernel(static_cast<float>(attr_f(n, "alpha", 1.0)),
                                   static_cast<float>(attr_f(n, "beta", 1.0)),
                                   attr_i(n, "transA", 0) != 0, attr_i(n, "transB", 0) != 0,

@@ -77,13 +77,13 @@ bool weight_view(const infer_node_view& node, size_t input_index, WeightView& w)
   const bool matmul = (onnx && op == "MatMul") || (ours && op == "FusedMatMul");
   if (!gemm && !matmul) return false;
   const infer_value_view* b = node_input(node, 1);
-  if (!is_const(b) || b->dtype != INFER_DTYPE_FLOAT32 || b->rank != 2 || b->dims[0] <= 0 ||
-      b->dims[1] <= 0)
+  if (!(is_const(b) || is_prepacked_only(b)) || b->dtype != INFER_DTYPE_FLOAT32 || b->rank != 2 ||
+      b->dims[0] <= 0 || b->dims[1] <= 0)
     return false;
   if (b->const_size != static_cast<size_t>(b->dims[0] * b->dims[1]) * sizeof(float)) return false;
   // MatMul needs a float32 A as well to run sgemm; a non-float A fails at run time anyway.
   const bool trans_b = gemm && attr_i(node, "transB", 0) != 0;
-  w.data = static_cast<const float*>(b->const_data);
+  w.data = static_cast<const float*>(b->const_data);  // NULL when prepacked only
   if (trans_b) {
     w.N = b->dims[0];
     w.K = b->dims[1];
@@ -100,26 +100,30 @@ bool weight_view(const infer_node_view& node, size_t input_index, WeightView& w)
 
 }  // namespace
 
-bool prepack_gemm_weight(const infer_node_view& node, size_t input_index,
-                         std::vector<unsigned char>& out) {
+void* prepack_gemm_weight(const infer_node_view& node, size_t input_index,
+                          const PackAlloc& alloc, size_t* size) {
   WeightView w;
-  if (!weight_view(node, input_index, w)) return false;
+  if (!weight_view(node, input_index, w) || w.data == nullptr) return nullptr;
   const simd::Isa isa = kernel_isa();
   const size_t bytes = simd::packed_b_bytes(isa, w.K, w.N);
-  // pack_b wants 64-byte alignment for its own stores' sake; pack aside, then copy.
-  PackedGemmB packed(w.data, w.K, w.N, w.ldb, w.col_stride);
-  out.resize(bytes);
-  std::memcpy(out.data(), packed.data(), bytes);
-  return true;
+  void* dst = alloc(bytes);  // 64-byte aligned, as pack_b wants for its stores
+  if (dst == nullptr) throw std::bad_alloc();
+  simd::pack_b(isa, w.K, w.N, simd::GemmOperand::raw(w.data, w.ldb, w.col_stride), dst);
+  *size = bytes;
+  return dst;
 }
 
-bool pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed) {
+Status pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed) {
   WeightView w;
-  if (!weight_view(node, 1, w)) return false;
+  if (!weight_view(node, 1, w)) return Status::ok();
   const infer_value_view* b = node_input(node, 1);
-  if (packed.adopt(b->prepacked_data, b->prepacked_size, w.K, w.N)) return true;
+  if (packed.adopt(b->prepacked_data, b->prepacked_size, w.K, w.N)) return Status::ok();
+  if (w.data == nullptr)
+    return internal("the host freed weight '", b->name ? b->name : "", "' for its prepacked form (",
+                    b->prepacked_size, " bytes), which does not fit this node (K ", w.K, ", N ",
+                    w.N, ")");
   packed = PackedGemmB(w.data, w.K, w.N, w.ldb, w.col_stride);
-  return true;
+  return Status::ok();
 }
 
 }  // namespace infer::cpu

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "infer/plugin.hpp"
+#include "../prepack.hpp"
 #include "simd/gemm.hpp"
+#include "status.hpp"
 
 namespace infer::cpu {
 
@@ -65,14 +67,16 @@ class PackedGemmB {
 
 // The weight (constant B) of a Gemm / MatMul / FusedGemm / FusedMatMul node, packed for
 // the plugin's ISA: false when input `input_index` of `node` is not such a weight (not
-// input 1, not a float32 constant, not 2-D, ...); else `out` holds exactly what pack_b
-// makes for it (transB honoured). The ABI's prepack hook calls this; the kernels use the
-// hook's result in place when the host hands it back, else pack the same way themselves.
-bool prepack_gemm_weight(const infer_node_view& node, size_t input_index,
-                         std::vector<unsigned char>& out);
+// input 1, not a float32 constant, not 2-D, ...: nullptr); else what pack_b makes for it
+// (transB honoured), written into memory from `alloc` (see prepack.hpp), with its size in
+// *size. The ABI's prepack hook calls this; the kernels use the hook's result in place
+// when the host hands it back, else pack the same way themselves.
+void* prepack_gemm_weight(const infer_node_view& node, size_t input_index,
+                          const PackAlloc& alloc, size_t* size);
 
 // Packs the constant weight of `node` (see prepack_gemm_weight) into `packed`, or adopts
-// the host's prepacked copy; false (packed left empty) when B is not a packable weight.
-bool pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed);
+// the host's prepacked copy; leaves `packed` empty when B is not a packable weight. Fails
+// only when the host freed B's bytes and its prepacked copy does not fit.
+Status pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed);
 
 }  // namespace infer::cpu

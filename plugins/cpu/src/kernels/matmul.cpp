@@ -104,6 +104,9 @@ class MatMulKernel final : public Kernel {
     float* py = Y->mut<float>();
     const bool packed =
         !packed_b_.empty() && B.rank() == 2 && packed_b_.K() == K && packed_b_.N() == N;
+    // B's bytes freed by the host for a packed form that does not fit:
+    if (!packed && pb == nullptr && B.numel() > 0)
+      return internal("B ", dims_str(B.dims), " has no data and no usable packed form");
     if (b_batch.empty() && (nb == 1 || ep.bias_mode != simd::GemmEpilogue::Bias::kPerRow)) {
       // Every batch multiplies the same B: one [nb * M, K] x [K, N] product (unless a row
       // bias would have to restart at each batch).
@@ -196,7 +199,7 @@ Status matmul_check(const infer_node_view& node) {
 Result<KernelPtr> matmul_create_fused(const KernelInit&, const infer_node_view& weights_node,
                                       int bias_input, const Activation& act) {
   PackedGemmB packed;
-  pack_gemm_weight(weights_node, packed);
+  CPU_RETURN_IF_ERROR(pack_gemm_weight(weights_node, packed));
   return KernelPtr(new MatMulKernel(std::move(packed), bias_input, act));
 }
 
