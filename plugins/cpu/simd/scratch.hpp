@@ -12,7 +12,8 @@
 namespace infer::cpu::simd {
 
 // kSharedA / kSharedB: sgemm's operands packed once per call and read by every thread
-// of that call (gemm.cpp).
+// of that call (gemm.cpp). kMisc: a kernel's own buffer around its sgemm calls (the
+// attention scores of src/kernels/fused_attention.cpp).
 enum class ScratchSlot { kPackA, kPackB, kSharedA, kSharedB, kColumns, kWinograd, kMisc, kCount };
 
 // A thread's buffer for `slot`, at least `bytes` long and 64-byte aligned. Throws

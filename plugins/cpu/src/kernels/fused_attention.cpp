@@ -17,6 +17,7 @@
 #include "nn_gemm_generic.hpp"
 #include "nn_util.hpp"
 #include "simd/gemm.hpp"
+#include "simd/scratch.hpp"
 #include "simd/softmax.hpp"
 #include "simd/vec.hpp"
 #include "softmax_row.hpp"
@@ -154,16 +155,19 @@ class AttentionKernel final : public Kernel {
     const simd::SerialThreads serial;
     const simd::Threads& threads = parallel ? static_cast<const simd::Threads&>(host_threads)
                                             : static_cast<const simd::Threads&>(serial);
-    std::vector<float> scores(static_cast<size_t>(s.Sq * s.Sk));
+    // The calling thread's scratch (sgemm uses other slots); the row loop below may run
+    // on other threads, which the host's isolated parallel_for makes safe.
+    float* const scores =
+        simd::scratch_as<float>(simd::ScratchSlot::kMisc, static_cast<size_t>(s.Sq * s.Sk));
     // B(d, j) = Kh[j, d]: row stride 1, column stride qld.
     simd::sgemm(isa, threads, s.Sq, s.Sk, s.Dk, scale_, simd::GemmOperand::raw(qh, qld, 1),
-                simd::GemmOperand::raw(kh, 1, qld), 0.0f, scores.data(), s.Sk);
+                simd::GemmOperand::raw(kh, 1, qld), 0.0f, scores, s.Sk);
     const float* m = mask != nullptr ? mask->as<float>() : nullptr;
     const int64_t mbase = b * s.mask_stride[0] + h * s.mask_stride[1];
     threads.run(static_cast<size_t>(s.Sq), std::max<size_t>(1, 16384 / static_cast<size_t>(s.Sk)),
                 [&](size_t i0, size_t i1) {
                   for (size_t i = i0; i < i1; ++i) {
-                    float* row = scores.data() + static_cast<int64_t>(i) * s.Sk;
+                    float* row = scores + static_cast<int64_t>(i) * s.Sk;
                     if (m != nullptr) {
                       const float* mr = m + mbase + static_cast<int64_t>(i) * s.mask_stride[2];
                       if (s.mask_stride[3] == 1)
@@ -176,7 +180,7 @@ class AttentionKernel final : public Kernel {
                     simd::softmax_row(isa, row, row, static_cast<size_t>(s.Sk));
                   }
                 });
-    simd::sgemm(isa, threads, s.Sq, s.Dv, s.Sk, 1.0f, simd::GemmOperand::raw(scores.data(), s.Sk, 1),
+    simd::sgemm(isa, threads, s.Sq, s.Dv, s.Sk, 1.0f, simd::GemmOperand::raw(scores, s.Sk, 1),
                 simd::GemmOperand::raw(vh, vld, 1), 0.0f, yh, vld);
   }
 
