@@ -63,6 +63,30 @@ TEST_P(DepthwiseTest, MatchesDirectDefinition) {
   EXPECT_GT(cases, 300);
 }
 
+// Every plane height from 1 to 10 rows for the unrolled 3x3 and 5x5 kernels at vertical
+// stride 1 and 2: whole blocks of rows (4, or 2 for 5x5) and every number of rows left
+// after them, with residual and Clip in the epilogue.
+TEST_P(DepthwiseTest, EveryPlaneHeightOfTheUnrolledKernels) {
+  const Isa isa = GetParam();
+  uint32_t seed = 101;
+  for (int64_t k : {3, 5})
+    for (int64_t stride : {1, 2})
+      for (int64_t out_h = 1; out_h <= 10; ++out_h) {
+        const int64_t pad = k / 2, in_h = (out_h - 1) * stride + 1;  // "same" rows
+        const ConvShape s = conv_test_shape(1, 5, 5, 5, {in_h, 9}, {k, k}, {stride, 1}, {1, 1},
+                                            {pad, pad}, {pad, pad});
+        ASSERT_EQ(s.out[0], out_h);
+        const Operands o = random_operands(s, seed);
+        const Act clip{ActKind::kClip, -0.3f, 0.4f};
+        const auto want = conv_test_reference(s, o.x, o.w, o.b.data(), o.z.data(), clip);
+        const auto got = conv_test_run(isa, SerialThreads(), s, ConvAlgo::kDepthwise, o.x, o.w,
+                                       o.b.data(), o.z.data(), clip);
+        expect_close(got, want, 1e-5, 1e-5,
+                     "k " + std::to_string(k) + " stride " + std::to_string(stride) +
+                         " output rows " + std::to_string(out_h));
+      }
+}
+
 TEST_P(DepthwiseTest, NonSquareKernelsResidualActivationAndThreads) {
   const Isa isa = GetParam();
   const std::vector<ConvShape> shapes = {
