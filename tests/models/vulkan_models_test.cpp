@@ -5,6 +5,8 @@
 // on a machine without any Vulkan driver the tests skip, saying why.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -19,6 +21,11 @@ namespace infer::models_test {
 namespace {
 
 const std::vector<std::string> kVulkanFirst = {"vulkan", "cpu"};
+
+// The sessions here neither read nor write the user's link cache (README: INFER_LINK_CACHE)
+// unless the caller chose one. Set in the process, not in ctest's ENVIRONMENT, which
+// carries the sanitizer options (tests/models/CMakeLists.txt).
+const bool kLinkCacheOff = [] { return ::setenv("INFER_LINK_CACHE", "off", 0) == 0; }();
 
 // Empty when a Vulkan device is there, else why not (the plugin's own reason).
 std::string vulkan_missing() {
