@@ -6,7 +6,8 @@
 namespace infer::cpu {
 
 // Each packer checks the op type, the input index, the dtype and the shapes itself and
-// declines (returns false) for anything its kernel would not use packed.
+// declines (returns nullptr, without allocating) for anything its kernel would not use
+// packed.
 void* prepack_weight(const infer_node_view& node, size_t input_index, const PackAlloc& alloc,
                      size_t* size) {
   if (void* p = prepack_gemm_weight(node, input_index, alloc, size)) return p;
