@@ -77,6 +77,15 @@ std::vector<float> transposed(const std::vector<float>& a, int64_t rows, int64_t
   return t;
 }
 
+// y = MatMul(x [M, K], constant `weight` [K, N]) as a one-node graph of `g`.
+const infer_graph_view* matmul_graph(GraphBuilder& g, int64_t M, int64_t K, int64_t N,
+                                     const std::vector<float>& b, const char* weight = "w") {
+  return g.single_node_graph(
+      "MatMul",
+      {TensorSpec::f32("x", {M, K}), TensorSpec::constant(weight, INFER_DTYPE_FLOAT32, {K, N}, b)},
+      {TensorSpec::f32("y", {M, N})}, {}, 13, "mm");
+}
+
 // Y[M,N] = X[M,K] * B[K,N], in double.
 std::vector<float> matmul_ref(const std::vector<float>& x, const std::vector<float>& b, int64_t M,
                               int64_t K, int64_t N) {
@@ -100,9 +109,7 @@ TEST_F(CpuPrepack, MatMulConstantWeightIsPackedAndUsedInPlace) {
   const int64_t M = 5, K = 37, N = 45;
   const auto b = random_floats(K * N, 1), x = random_floats(M * K, 2);
   GraphBuilder g;
-  const infer_graph_view* graph = g.single_node_graph(
-      "MatMul", {TensorSpec::f32("x", {M, K}), TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {K, N}, b)},
-      {TensorSpec::f32("y", {M, N})}, {}, 13, "mm");
+  const infer_graph_view* graph = matmul_graph(g, M, K, N, b);
   const infer_node_view* node = graph->nodes[0];
 
   size_t size = 0;
@@ -144,9 +151,7 @@ TEST_F(CpuPrepack, ABlobThatDoesNotFitIsIgnored) {
   const int64_t M = 4, K = 8, N = 16;
   const auto b = random_floats(K * N, 5), x = random_floats(M * K, 6);
   GraphBuilder g;
-  const infer_graph_view* graph = g.single_node_graph(
-      "MatMul", {TensorSpec::f32("x", {M, K}), TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {K, N}, b)},
-      {TensorSpec::f32("y", {M, N})}, {}, 13, "mm");
+  const infer_graph_view* graph = matmul_graph(g, M, K, N, b);
   // Bytes of the right size but not made by this plugin (e.g. another plugin's format).
   size_t size = 0;
   ASSERT_NE(prepack(graph->nodes[0], 1, &size), nullptr);
@@ -218,10 +223,7 @@ TEST_F(CpuPrepack, WeightsTheHostFreedRunFromThePackedFormAlone) {
                                     TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {N, K}, bt)},
                                    {TensorSpec::f32("y", {M, N})}, {AttrSpec::Int("transB", 1)}, 13,
                                    "fc")
-             : g.single_node_graph("MatMul",
-                                   {TensorSpec::f32("x", {M, K}),
-                                    TensorSpec::constant("w", INFER_DTYPE_FLOAT32, {K, N}, b)},
-                                   {TensorSpec::f32("y", {M, N})}, {}, 13, "mm");
+             : matmul_graph(g, M, K, N, b);
     size_t size = 0;
     const void* blob = prepack(graph->nodes[0], 1, &size);
     ASSERT_NE(blob, nullptr);
@@ -231,7 +233,7 @@ TEST_F(CpuPrepack, WeightsTheHostFreedRunFromThePackedFormAlone) {
     expect_near_all(r.outputs[0].as<float>(), want);
   }
 
-  // Conv 1x1 (C=7 -> M=5) on a 4x3 image: y[m,p] = sum_c w[m,c] x[c,p].
+  // Conv 1x1 (C=7 -> M=5) on a 4x3 image.
   const int64_t C = 7, Mc = 5, P = 12;
   const auto xc = random_floats(C * P, 13), wc = random_floats(Mc * C, 14);
   GraphBuilder g;
@@ -246,14 +248,8 @@ TEST_F(CpuPrepack, WeightsTheHostFreedRunFromThePackedFormAlone) {
   replace_weight(graph, blob, size);
   RunResult r = run_graph(*plugin_, graph, {HostTensor::f32({1, C, 4, 3}, xc)});
   ASSERT_TRUE(r.ok()) << r.status.message;
-  std::vector<float> yc(static_cast<size_t>(Mc * P));
-  for (int64_t m = 0; m < Mc; ++m)
-    for (int64_t p = 0; p < P; ++p) {
-      double acc = 0;
-      for (int64_t c = 0; c < C; ++c) acc += double(wc[m * C + c]) * xc[c * P + p];
-      yc[m * P + p] = static_cast<float>(acc);
-    }
-  expect_near_all(r.outputs[0].as<float>(), yc);
+  // A 1x1 convolution is the product W [Mc, C] x X [C, P].
+  expect_near_all(r.outputs[0].as<float>(), matmul_ref(wc, xc, Mc, C, P));
 }
 
 // A freed weight whose packed form is not ours (or not for this node) cannot be packed
@@ -261,10 +257,7 @@ TEST_F(CpuPrepack, WeightsTheHostFreedRunFromThePackedFormAlone) {
 TEST_F(CpuPrepack, AFreedWeightWhosePackedFormDoesNotFitFailsToCompile) {
   const auto b = random_floats(8 * 16, 15);
   GraphBuilder g;
-  const infer_graph_view* mm = g.single_node_graph(
-      "MatMul",
-      {TensorSpec::f32("x", {4, 8}), TensorSpec::constant("w_mm", INFER_DTYPE_FLOAT32, {8, 16}, b)},
-      {TensorSpec::f32("y", {4, 16})}, {}, 13, "mm");
+  const infer_graph_view* mm = matmul_graph(g, 4, 8, 16, b, "w_mm");
   std::vector<unsigned char> foreign(8 * 16 * sizeof(float) + 256, 0xAB);
   replace_weight(mm, foreign.data(), foreign.size());
   RunResult r = run_graph(*plugin_, mm, {HostTensor::f32({4, 8}, random_floats(32, 16))});
