@@ -62,6 +62,8 @@ struct GraphViewSet::Impl {
   // The top-level graph.
   const infer_graph_view* top = nullptr;
   std::vector<const infer_value_view*> top_values;  // by ValueId
+  // By ValueId: the position of a top-level constant's share in *constants (release_constant).
+  std::unordered_map<ir::ValueId, size_t> top_constant_share;
   std::vector<const infer_node_view*> top_nodes;    // by NodeId
   std::unordered_map<const infer_value_view*, ir::ValueId> top_id_of;
   std::vector<NodeInfo> node_info;
@@ -238,7 +240,10 @@ Result<const infer_graph_view*> GraphViewSet::Impl::build_graph(const ir::Graph&
         }
       }
     }
-    if (view == nullptr) view = value_view(val);
+    if (view == nullptr) {
+      if (is_top && val.constant) top_constant_share[id] = constants->size();
+      view = value_view(val);
+    }
     table[id] = view;
     if (!val.outer_scope) scope.by_name[val.name] = view;
   }
@@ -422,15 +427,12 @@ bool GraphViewSet::release_constant(ir::ValueId id) {
   const auto reads = std::count(reader.inputs.begin(), reader.inputs.end(), id) +
                      std::count(reader.implicit.begin(), reader.implicit.end(), id);
   auto* view = const_cast<infer_value_view*>(m.top_values[id]);
-  if (reads != 1 || view->const_data == nullptr) return false;
-  // One share per view that was built from the data; values that share one TensorData
-  // (folded duplicates) each hold their own, so dropping one never frees another's bytes.
-  auto& kept = *m.constants;
-  auto it = std::find_if(kept.begin(), kept.end(), [&](const ir::TensorDataPtr& t) {
-    return t != nullptr && t->data() == view->const_data;
-  });
-  if (it == kept.end()) return false;
-  it->reset();
+  auto share = m.top_constant_share.find(id);
+  if (reads != 1 || view->const_data == nullptr || share == m.top_constant_share.end())
+    return false;
+  // Each value's view holds its own share, so values that share one TensorData (folded
+  // duplicates) never lose each other's bytes.
+  (*m.constants)[share->second].reset();
   view->const_data = nullptr;
   return true;
 }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "infer/plugin.hpp"
@@ -17,6 +18,13 @@ inline const infer_value_view* node_input(const infer_node_view& n, size_t i) {
 }
 inline const infer_value_view* node_output(const infer_node_view& n, size_t i) {
   return i < n.num_outputs ? n.outputs[i] : nullptr;
+}
+// Whether `n` is `op` of `domain` ("" is the ONNX domain, also spelled "ai.onnx").
+inline bool is_op(const infer_node_view& n, std::string_view domain, std::string_view op) {
+  if (n.op_type == nullptr || op != n.op_type) return false;
+  std::string_view d = n.domain != nullptr ? n.domain : "";
+  if (d == "ai.onnx") d = "";
+  return d == domain;
 }
 inline bool is_const(const infer_value_view* v) { return v != nullptr && v->const_data != nullptr; }
 // A constant whose original bytes the host freed because our prepacked form replaces it

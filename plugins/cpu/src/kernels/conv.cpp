@@ -9,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <string_view>
 #include <vector>
 
 #include "../host_threads.hpp"
@@ -215,13 +214,9 @@ bool prepacked_usable(const infer_value_view* w, const simd::ConvShape& s) {
 
 void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
                           const PackAlloc& alloc, size_t* size) {
-  if (input_index != 1 || !is_const(node_input(node, 1)) || node.op_type == nullptr)
-    return nullptr;
-  // Only the kernels that use the packed form: Conv and FusedConv.
-  const std::string_view op = node.op_type;
-  const std::string_view domain = node.domain != nullptr ? node.domain : "";
-  if (!(((domain.empty() || domain == "ai.onnx") && op == "Conv") ||
-        (domain == "ai.infer" && op == "FusedConv")))
+  // Only for the kernels that use the packed form: Conv and FusedConv.
+  if (input_index != 1 || !is_const(node_input(node, 1)) ||
+      !(is_op(node, "", "Conv") || is_op(node, "ai.infer", "FusedConv")))
     return nullptr;
   simd::ConvShape s;
   if (!weight_shape(node, conv_attrs(node), s)) return nullptr;

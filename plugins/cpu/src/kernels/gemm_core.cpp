@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <string_view>
 
 #include "../host_threads.hpp"
 #include "../node_util.hpp"
@@ -68,13 +67,9 @@ struct WeightView {
 };
 
 bool weight_view(const infer_node_view& node, size_t input_index, WeightView& w) {
-  if (input_index != 1 || node.op_type == nullptr) return false;
-  const std::string_view op = node.op_type;
-  const std::string_view domain = node.domain != nullptr ? node.domain : "";
-  const bool onnx = domain.empty() || domain == "ai.onnx";
-  const bool ours = domain == "ai.infer";
-  const bool gemm = (onnx && op == "Gemm") || (ours && op == "FusedGemm");
-  const bool matmul = (onnx && op == "MatMul") || (ours && op == "FusedMatMul");
+  if (input_index != 1) return false;
+  const bool gemm = is_op(node, "", "Gemm") || is_op(node, "ai.infer", "FusedGemm");
+  const bool matmul = is_op(node, "", "MatMul") || is_op(node, "ai.infer", "FusedMatMul");
   if (!gemm && !matmul) return false;
   const infer_value_view* b = node_input(node, 1);
   if (!(is_const(b) || is_prepacked_only(b)) || b->dtype != INFER_DTYPE_FLOAT32 || b->rank != 2 ||
