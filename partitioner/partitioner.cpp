@@ -1,5 +1,7 @@
 #include "partitioner/partitioner.hpp"
 
+#include "infer/printable.hpp"
+
 #include "partitioner/copy_planner.hpp"
 #include "partitioner/cost_model.hpp"
 #include "partitioner/decision_notes.hpp"
@@ -53,8 +55,9 @@ Status check_request(const PartitionRequest& request) {
 }  // namespace
 
 std::string describe_node_with_domain(const ir::Node& node) {
-  return "node '" + node.name + "' (" + node.op_type + ", domain '" +
-         (node.domain.empty() ? std::string("ai.onnx") : node.domain) + "')";
+  // Names come from model files: escaped, so a message never carries raw bytes.
+  return "node '" + printable(node.name) + "' (" + printable(node.op_type) + ", domain '" +
+         printable(node.domain.empty() ? std::string("ai.onnx") : node.domain) + "')";
 }
 
 Result<PartitionPlan> partition(const PartitionRequest& request) {

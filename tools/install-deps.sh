@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Installs, with Debian's apt, everything infer needs to build and test that a fresh
 # Debian 12 machine lacks. Safe to run again: it does nothing when all is installed.
+#
+#   bash tools/install-deps.sh        what building and testing infer needs
+#   bash tools/install-deps.sh --ci   also what only .ci/run uses: the AArch64 cross
+#                                     compiler and qemu (NEON kernels), clang with its
+#                                     runtimes (libFuzzer targets)
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config binutils
+  # Compiler cache: the build uses it when present (cmake/ccache.cmake).
+  ccache
   libonnx-dev libprotobuf-dev protobuf-compiler
   libtbb-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -16,6 +23,11 @@ packages=(
   # Khronos validation layer on.
   libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
 )
+case "${1:-}" in
+  "") ;;
+  --ci) packages+=(g++-aarch64-linux-gnu qemu-user-static clang libclang-rt-14-dev) ;;
+  *) echo "install-deps: unknown option '$1' (only --ci)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,8 +3,10 @@
 // it happens under guarded() below.
 #include "config/deployment_config.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -47,20 +49,70 @@ Result<DeploymentConfig> guarded(const std::string& source, Body&& body) {
   }
 }
 
+// Records where each document the parser reports starts, and where its first node is.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;  // the document (its '---' when written)
+  std::vector<YAML::Mark> roots;   // its first node
+
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (roots.size() < starts.size()) roots.push_back(mark);
+  }
+};
+
 Result<DeploymentConfig> parse_unguarded(const std::string& yaml_text, const std::string& source,
                                          const std::string& base_dir) {
-  const std::vector<YAML::Node> documents = YAML::LoadAll(yaml_text);
+  // The documents are counted by a parser of our own, at most two, not by YAML::LoadAll:
+  // on a ',' outside [] or {} yaml-cpp 0.7 reports an empty document without consuming
+  // anything, again and again, so LoadAll never returns and allocates until memory runs
+  // out (found by tests/fuzz; regressions/deployment_config/ replays it). A document
+  // that starts where the previous one did is that case, reported as the syntax error
+  // it is.
+  DocumentStarts documents;
+  {
+    std::istringstream in(yaml_text);
+    YAML::Parser parser(in);
+    while (documents.starts.size() < 2 && parser.HandleNextDocument(documents)) {
+    }
+  }
   // An empty file (or one holding only comments) is a valid deployment with every key
   // left at its default.
-  if (documents.empty()) return DeploymentConfig{};
+  if (documents.starts.empty()) return DeploymentConfig{};
 
   const detail::SchemaReader reader(source, base_dir);
-  // A second document would otherwise be ignored without a word.
-  if (documents.size() > 1) {
-    return reader.error(reader.root(documents[1]).line,
-                        "found a second YAML document; a deployment file holds exactly one");
+  if (documents.starts.size() > 1) {
+    const YAML::Mark& first = documents.starts[0];
+    const YAML::Mark& second = documents.starts[1];
+    if (second.pos <= first.pos) {
+      const size_t at = static_cast<size_t>(std::max(second.pos, 0));
+      const std::string what = at < yaml_text.size() ? "'" + yaml_text.substr(at, 1) + "'" : "end of file";
+      return invalid_argument(location(source, second) + ": YAML syntax error: unexpected " + what +
+                              " (a ',' outside [] or {}?)");
+    }
+    // A second document would otherwise be ignored without a word.
+    const YAML::Mark& at = documents.roots.size() > 1 ? documents.roots[1] : second;
+    return reader.error(at.line + 1, "found a second YAML document; a deployment file holds exactly one");
   }
-  return detail::read_deployment(reader, reader.root(documents.front()));
+  return detail::read_deployment(reader, reader.root(YAML::Load(yaml_text)));
 }
 
 Result<std::string> read_text_file(const std::string& path) {

@@ -1,6 +1,7 @@
 // Attribute accessors and the naming of nodes in messages (see graph.hpp).
 #include <string>
 
+#include "infer/printable.hpp"
 #include "ir/graph.hpp"
 
 namespace infer::ir {
@@ -33,7 +34,8 @@ std::string Node::describe() const {
   // A custom domain is part of the operator's identity ("com.acme:Gelu" is not ONNX's
   // Gelu), so it is shown; the default domain is implied.
   std::string op = domain.empty() || domain == "ai.onnx" ? op_type : domain + ":" + op_type;
-  return "node '" + name + "' (" + op + ")";
+  // Names come from model files: escaped, so a message never carries raw bytes.
+  return "node '" + printable(name) + "' (" + printable(op) + ")";
 }
 
 }  // namespace infer::ir

@@ -1,6 +1,8 @@
 // See node_names.hpp.
 #include "onnx/node_names.hpp"
 
+#include "infer/printable.hpp"
+
 namespace infer::onnx_io {
 
 NodeNames::NodeNames(const onnx::GraphProto& graph) {
@@ -50,7 +52,8 @@ std::string NodeNames::describe(const onnx::NodeProto& node) const {
   const std::string& domain = node.domain();
   std::string op =
       domain.empty() || domain == "ai.onnx" ? node.op_type() : domain + ":" + node.op_type();
-  return "node '" + of(node) + "' (" + op + ")";
+  // Names and op types come from the file: escaped, so a message never carries raw bytes.
+  return "node '" + printable(of(node)) + "' (" + printable(op) + ")";
 }
 
 }  // namespace infer::onnx_io

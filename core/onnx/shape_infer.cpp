@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <unordered_set>
 
+#include "infer/printable.hpp"
 #include "onnx/schema_policy.hpp"
 
 namespace infer::onnx_io {
@@ -54,9 +56,66 @@ void forget_invented_symbols(onnx::ModelProto& model, const SymbolSet& original)
   });
 }
 
+// Attributes that ONNX's shape inference (1.12) divides by or sizes loops with, per
+// operator of the default domain: a zero there is an integer division by zero inside
+// libonnx, which kills the process with SIGFPE (tests/fuzz found a Conv with strides
+// [1,0]). The ONNX specification requires them positive, so such a node is refused,
+// named, before ONNX sees it.
+struct PositiveAttributes {
+  const char* op_type;
+  std::initializer_list<const char*> names;
+};
+const PositiveAttributes kPositiveAttributes[] = {
+    {"Conv", {"strides", "dilations", "kernel_shape", "group"}},
+    {"ConvInteger", {"strides", "dilations", "kernel_shape", "group"}},
+    {"QLinearConv", {"strides", "dilations", "kernel_shape", "group"}},
+    {"ConvTranspose", {"strides", "dilations", "kernel_shape", "group"}},
+    {"MaxPool", {"strides", "dilations", "kernel_shape"}},
+    {"AveragePool", {"strides", "dilations", "kernel_shape"}},
+    {"LpPool", {"strides", "dilations", "kernel_shape"}},
+    {"MaxUnpool", {"strides", "kernel_shape"}},
+    {"Col2Im", {"strides", "dilations"}},
+    {"DepthToSpace", {"blocksize"}},
+    {"SpaceToDepth", {"blocksize"}},
+};
+
+std::string ints_text(const onnx::AttributeProto& attr) {
+  if (attr.type() == onnx::AttributeProto::INT) return std::to_string(attr.i());
+  std::string text = "[";
+  for (int i = 0; i < attr.ints_size(); ++i) text += (i ? "," : "") + std::to_string(attr.ints(i));
+  return text + "]";
+}
+
+Status check_inference_preconditions(const onnx::GraphProto& graph) {
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g()) INFER_RETURN_IF_ERROR(check_inference_preconditions(attr.g()));
+      for (const auto& body : attr.graphs()) INFER_RETURN_IF_ERROR(check_inference_preconditions(body));
+    }
+    if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+    for (const PositiveAttributes& rule : kPositiveAttributes) {
+      if (node.op_type() != rule.op_type) continue;
+      for (const auto& attr : node.attribute()) {
+        if (std::find_if(rule.names.begin(), rule.names.end(),
+                         [&](const char* n) { return attr.name() == n; }) == rule.names.end())
+          continue;
+        const bool bad = attr.type() == onnx::AttributeProto::INT
+                             ? attr.i() < 1
+                             : std::any_of(attr.ints().begin(), attr.ints().end(), [](int64_t v) { return v < 1; });
+        if (bad) {
+          return invalid_argument("node '" + printable(node.name()) + "' (" + node.op_type() + "): attribute '" +
+                                  attr.name() + "' must hold integers >= 1, got " + ints_text(attr));
+        }
+      }
+    }
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status infer_shapes(onnx::ModelProto& model) {
+  INFER_RETURN_IF_ERROR(check_inference_preconditions(model.graph()));
   const BoundedSchemaRegistry registry;
   // check_type off: type mismatches are the checker's and the backends' business.
   // error_mode 0: a node ONNX cannot infer keeps whatever the file says about it.

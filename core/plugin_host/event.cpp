@@ -7,6 +7,7 @@
 
 #include "plugin_host/plugin_instance.hpp"
 #include "plugin_host/status_bridge.hpp"
+#include "plugin_host/tsan_annotations.hpp"
 
 namespace infer::host {
 namespace {
@@ -138,7 +139,9 @@ Status Event::on_complete(uint64_t value, Callback cb) const {
   // so the plugin's event lives until the task is done.
   std::shared_ptr<State> state = state_;
   std::shared_ptr<tbb::task_arena> arena = state->owner->services().shared_arena();
+  tsan::release();  // (see tsan_annotations.hpp)
   arena->enqueue([state, value, cb = std::move(cb)] {
+    tsan::acquire();
     const infer_plugin_api& a = state->owner->api();
     for (;;) {
       infer_status_code code = INFER_STATUS_OK;

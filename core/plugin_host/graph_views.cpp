@@ -7,13 +7,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "infer/printable.hpp"
+
 namespace infer::host {
 namespace {
 
 constexpr ir::NodeId kNoNode = UINT32_MAX;
 
 std::string describe_node(const ir::Node& n) {
-  return "node '" + n.name + "' (" + (n.domain.empty() ? "" : n.domain + ".") + n.op_type + ")";
+  // Names come from model files: escaped, so a message never carries raw bytes.
+  return "node '" + printable(n.name) + "' (" + printable(n.domain.empty() ? "" : n.domain + ".") +
+         printable(n.op_type) + ")";
 }
 
 // Names visible to a (sub)graph: its own values, then its enclosing graphs'.

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "plugin_host/status_bridge.hpp"
+#include "plugin_host/tsan_annotations.hpp"
 
 // The host-side definition of the ABI's opaque task group. It remembers the arena its
 // tasks run in, so run and wait always enter that arena, whichever thread calls them.
@@ -88,16 +89,23 @@ void svc_parallel_for(void* host_ctx, size_t begin, size_t end, size_t grain, in
     // task of the arena (another node of a concurrent run). Plugins keep per-thread
     // scratch that a waiting caller's loop bodies still read; an unrelated task run on
     // that thread meanwhile could reuse or grow the same scratch under them.
+    // (tsan: the hand-offs to oneTBB, see tsan_annotations.hpp.)
+    tsan::release();
     impl->arena->execute([&] {
+      tsan::acquire();
       tbb::this_task_arena::isolate([&] {
         tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks),
                           [&](const tbb::blocked_range<size_t>& r) {
+                            tsan::acquire();
                             size_t b = begin + r.begin() * grain;
                             size_t e = r.end() >= chunks ? end : begin + r.end() * grain;
                             fn(user, b, e);
+                            tsan::release();
                           });
       });
+      tsan::release();
     });
+    tsan::acquire();
   } catch (const std::exception& e) {
     impl->log(LogLevel::kError, std::string("parallel_for body threw: ") + e.what());
   } catch (...) {
@@ -118,7 +126,14 @@ infer_task_group* svc_task_group_create(void* host_ctx) {
 void svc_task_group_run(infer_task_group* group, infer_task_fn fn, void* user) {
   if (group == nullptr || fn == nullptr) return;
   try {
-    group->arena->execute([&] { group->group.run([fn, user] { fn(user); }); });
+    tsan::release();  // (see tsan_annotations.hpp)
+    group->arena->execute([&] {
+      group->group.run([fn, user] {
+        tsan::acquire();
+        fn(user);
+        tsan::release();
+      });
+    });
   } catch (...) {
     // Only allocation can fail here; the ABI has no way to report it, so run inline
     // rather than lose the task.
@@ -130,6 +145,7 @@ void svc_task_group_wait(infer_task_group* group) {
   if (group == nullptr) return;
   try {
     group->arena->execute([&] { group->group.wait(); });
+    tsan::acquire();  // after every task of the group (see tsan_annotations.hpp)
   } catch (...) {
     // A task that threw: the exception cannot cross the ABI; the wait is over anyway.
   }

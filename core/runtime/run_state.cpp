@@ -5,24 +5,8 @@
 #include <cstring>
 #include <exception>
 
-// oneTBB's own library is not built with ThreadSanitizer, so TSan cannot see that
-// enqueueing a task orders what the enqueuing thread did before what the task does. These
-// annotations state that edge (they compile to nothing in other builds), so a TSan build
-// reports only real races.
-// The annotation's address is a global: reading anything the task captured to compute an
-// address would itself come before the acquire.
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* addr);
-extern "C" void __tsan_release(void* addr);
-namespace {
-char tsan_task_handoff;
-}
-#define INFER_TSAN_RELEASE() __tsan_release(&tsan_task_handoff)
-#define INFER_TSAN_ACQUIRE() __tsan_acquire(&tsan_task_handoff)
-#else
-#define INFER_TSAN_RELEASE() ((void)0)
-#define INFER_TSAN_ACQUIRE() ((void)0)
-#endif
+#include "plugin_host/tsan_annotations.hpp"
+
 
 namespace infer::runtime {
 
@@ -119,11 +103,13 @@ void RunState::start(bool run_first_here) {
   // hands this body to a thread already inside.
   const size_t first = ready.back();
   auto body = [this, first] {
-    INFER_TSAN_ACQUIRE();
+    host::tsan::acquire();
     run_step(first);
+    host::tsan::release();
   };
-  INFER_TSAN_RELEASE();
+  host::tsan::release();
   arena_.execute(body);
+  host::tsan::acquire();
 }
 
 bool RunState::finished() const {
@@ -138,9 +124,9 @@ Status RunState::wait() {
 }
 
 void RunState::dispatch(size_t step) {
-  INFER_TSAN_RELEASE();
+  host::tsan::release();
   arena_.enqueue([self = shared_from_this(), step] {
-    INFER_TSAN_ACQUIRE();
+    host::tsan::acquire();
     self->run_step(step);
   });
 }
@@ -245,9 +231,9 @@ void RunState::on_staged_download_done(size_t step, const Status& status) {
   }
   r.event1_outcome = EventPool::Outcome::kReached;
   // The upload half runs as a task: a completion callback must not do real work.
-  INFER_TSAN_RELEASE();
+  host::tsan::release();
   arena_.enqueue([self = shared_from_this(), step] {
-    INFER_TSAN_ACQUIRE();
+    host::tsan::acquire();
     Status s;
     if (!self->failed()) {
       try {

@@ -27,6 +27,7 @@
 #include "infer/infer.hpp"
 #include "onnx/external_data.hpp"
 #include "onnx/tensor_convert.hpp"
+#include "infer_test_paths.hpp"
 
 namespace fs = std::filesystem;
 
@@ -459,7 +460,7 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   g_paths.data_dir = env_or("INFER_CONFORMANCE_DATA", INFER_CONFORMANCE_DATA);
   g_paths.expected_file = env_or("INFER_CONFORMANCE_EXPECTED",
-                                  INFER_SOURCE_DIR "/tests/conformance/expected_failures.txt");
+                                  std::string(INFER_SOURCE_DIR) + "/tests/conformance/expected_failures.txt");
   g_paths.report_file = env_or("INFER_CONFORMANCE_REPORT", g_paths.data_dir + "/report.txt");
   g_paths.plugin_dir = env_or("INFER_CONFORMANCE_PLUGIN_DIR", INFER_PLUGIN_DIR);
   g_paths.backends = split_list(env_or("INFER_CONFORMANCE_BACKENDS", "cpu"));

@@ -12,6 +12,7 @@
 #include "mini_json.hpp"
 #include "npy.hpp"
 #include "test_data.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::cli::testing {
 namespace {

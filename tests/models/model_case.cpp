@@ -18,6 +18,7 @@
 #include "infer/infer.hpp"
 #include "mini_json.hpp"
 #include "npy_file.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::models_test {
 namespace {

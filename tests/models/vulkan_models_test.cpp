@@ -16,6 +16,7 @@
 
 #include "model_case.hpp"
 #include "onnx_model_writer.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::models_test {
 namespace {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "infer_test_paths.hpp"
+
 namespace infer::test::example {
 namespace {
 

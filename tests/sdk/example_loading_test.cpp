@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "example_fixture.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::test::example {
 namespace {

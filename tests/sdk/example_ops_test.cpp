@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "example_fixture.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::test::example {
 namespace {

@@ -11,13 +11,7 @@
 #include <vector>
 
 #include "subprocess.hpp"
-
-#ifndef INFER_RUN_BINARY
-#error "INFER_RUN_BINARY must be defined by the build"
-#endif
-#ifndef INFER_PLUGIN_DIR
-#error "INFER_PLUGIN_DIR must be defined by the build"
-#endif
+#include "infer_test_paths.hpp"
 
 namespace infer::cli::testing {
 

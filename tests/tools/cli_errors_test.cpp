@@ -11,6 +11,7 @@
 
 #include "cli_binary.hpp"
 #include "test_data.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::cli::testing {
 namespace {
@@ -46,6 +47,19 @@ TEST(CliErrors, UnknownOpNamesNodeOpAndDomain) {
   EXPECT_CONTAINS(message, "FooBar");
   EXPECT_CONTAINS(message, "com.acme");
   EXPECT_CONTAINS(lower(message), "no backend");
+}
+
+// A node name holding invalid UTF-8, a terminal escape and a newline (raw_bytes_name.onnx,
+// gen_model_fixtures.py): the error line names the node with those bytes escaped as \xNN
+// and carries no byte that is a control character or not valid UTF-8.
+TEST(CliErrors, RawBytesInNamesAreEscaped) {
+  const ProcessResult r = infer_run({data_path("raw_bytes_name.onnx")});
+  const std::string message = expect_one_line_error(r);
+  EXPECT_CONTAINS(message, "node 'bad\\xFF\\x1B[31m\\x0AE\\xC3(' (FooBar, domain 'com.acme')");
+  for (const char c : r.err) {
+    const auto byte = static_cast<unsigned char>(c);
+    EXPECT_TRUE(byte == '\n' || (byte >= 0x20 && byte < 0x7F)) << "byte " << int(byte) << " in: " << r.err;
+  }
 }
 
 TEST(CliErrors, StringInputIsUnsupported) {

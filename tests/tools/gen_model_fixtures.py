@@ -78,6 +78,26 @@ def main():
     must_not_parse(truncated)
     write_raw("truncated.onnx", truncated)
 
+    # A corrupted name: the node's name holds invalid UTF-8, an escape sequence and a
+    # newline (proto2 strings are not checked for UTF-8 when parsed). Written with a
+    # placeholder of the same length, then patched in the serialized bytes. The error
+    # line must show these bytes as \xNN, never raw.
+    placeholder = b"bad_NAME_0123"
+    raw_name = b"bad\xff\x1b[31m\nE\xc3("
+    assert len(placeholder) == len(raw_name)
+    graph = helper.make_graph(
+        [helper.make_node("FooBar", ["x"], ["y"], name=placeholder.decode(), domain="com.acme")],
+        "raw_bytes_name",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                    helper.make_opsetid("com.acme", 1)],
+                              producer_name="infer-tests")
+    model.ir_version = 8
+    data = model.SerializeToString()
+    assert data.count(placeholder) == 1
+    write_raw("raw_bytes_name.onnx", data.replace(placeholder, raw_name))
+
     # Not a model at all.
     text = b"this is a text file, not an ONNX model\n"
     must_not_parse(text)

@@ -6,9 +6,7 @@
 #include <sstream>
 #include <string>
 
-#ifndef INFER_SOURCE_DIR
-#error "INFER_SOURCE_DIR must be defined by the build"
-#endif
+#include "infer_test_paths.hpp"
 
 namespace infer::cli::testing {
 

@@ -13,6 +13,7 @@
 #include "bench_stats.hpp"
 #include "cli_args.hpp"
 #include "config/deployment_config.hpp"
+#include "infer/printable.hpp"
 #include "input_feed.hpp"
 #include "json_writer.hpp"
 #include "log_buffer.hpp"
@@ -170,7 +171,9 @@ Status execute(const RunPlan& plan_in, std::ostream& out, std::ostream& err, Log
 }
 
 int fail(std::ostream& err, const std::string& message, int code) {
-  err << "infer-run: error: " << one_line(message) << std::endl;
+  // printable(): messages that did not come through a Status (command-line parsing,
+  // exceptions) may still hold bytes taken from files or arguments.
+  err << "infer-run: error: " << printable(one_line(message)) << std::endl;
   return code;
 }
 

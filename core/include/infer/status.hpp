@@ -8,6 +8,8 @@
 #include <utility>
 #include <variant>
 
+#include "infer/printable.hpp"
+
 namespace infer {
 
 enum class StatusCode {
@@ -25,7 +27,12 @@ const char* status_code_name(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // The message is kept printable (infer/printable.hpp): names and strings taken from a
+  // file may hold any byte, and a message is printed as it is, so control bytes (but
+  // newlines) and invalid UTF-8 become "\xNN" here, wherever the message was built.
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {
+    if (!is_printable(message_, /*keep_newlines=*/true)) message_ = printable(message_, true);
+  }
 
   static Status ok() { return Status(); }
   bool is_ok() const { return code_ == StatusCode::kOk; }

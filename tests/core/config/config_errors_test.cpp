@@ -48,6 +48,10 @@ const ErrorCase kErrorCases[] = {
     {"TopLevelScalar", "hello\n", "x.yaml:1: the top level must be a map, got 'hello'"},
     {"SecondDocument", "threads: 2\n---\nthreads: 3\n",
      "x.yaml:3: found a second YAML document; a deployment file holds exactly one"},
+    // yaml-cpp 0.7's LoadAll never returned on a stray ',' (tests/fuzz found it).
+    {"StrayCommaAtTheStart", ",\n", "x.yaml:1: YAML syntax error: unexpected ',' (a ',' outside [] or {}?)"},
+    {"StrayCommaAfterSpaces", "  ,model: m.onnx\n",
+     "x.yaml:1: YAML syntax error: unexpected ',' (a ',' outside [] or {}?)"},
 
     // model
     {"ModelList", "model: [a, b]\n", "x.yaml:1: 'model' must be a non-empty string, got a list"},

@@ -8,6 +8,7 @@
 
 #include "config/deployment_config.hpp"
 #include "scratch_dir.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::config {
 namespace {

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "test_util.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::onnx_io {
 namespace {

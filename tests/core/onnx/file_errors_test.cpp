@@ -1,5 +1,6 @@
 // Files that are missing, empty, not ONNX, or cut short.
 #include "test_util.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::onnx_io {
 namespace {
@@ -104,6 +105,52 @@ TEST(LoadFromMemory, ErrorsNameTheGivenName) {
   auto r = load_model_from_memory(bytes.data(), bytes.size(), "mem.onnx", "");
   ASSERT_FALSE(r.is_ok());
   EXPECT_THAT(r.status().message(), HasSubstr("model 'mem.onnx': opset_import lists domain"));
+}
+
+}  // namespace
+}  // namespace infer::onnx_io
+
+namespace infer::onnx_io {
+namespace {
+
+// A Conv (or pool) with a zero stride made ONNX's shape inference divide by zero inside
+// libonnx (SIGFPE; found by tests/fuzz, replayed from regressions/onnx_loader/). The
+// loader refuses such attributes first, naming the node, at any depth.
+onnx::ModelProto conv_model(const std::vector<int64_t>& strides, int64_t group) {
+  onnx::ModelProto m = testing::make_model(13);
+  auto& g = *m.mutable_graph();
+  testing::add_input(g, "x", onnx::TensorProto::FLOAT, {1, 2, 6, 6});
+  *g.add_initializer() = testing::float_tensor("w", {2, 2 / group, 3, 3}, std::vector<float>(36 / group, 0.5f));
+  testing::add_output(g, "y", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
+  auto* conv = testing::add_node(g, "Conv", {"x", "w"}, {"y"}, "conv\x01");
+  testing::attr_ints(conv, "kernel_shape", {3, 3});
+  testing::attr_ints(conv, "strides", strides);
+  testing::attr_int(conv, "group", group);
+  return m;
+}
+
+TEST(LoadErrors, ZeroConvStrideIsRefusedBeforeShapeInference) {
+  const std::string bytes = conv_model({1, 0}, 1).SerializeAsString();
+  auto r = load_model_from_memory(bytes.data(), bytes.size(), "m.onnx", "");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("node 'conv\\x01' (Conv): attribute 'strides' must hold integers >= 1, got [1,0]"));
+}
+
+TEST(LoadErrors, ZeroGroupIsRefused) {
+  onnx::ModelProto m = conv_model({1, 1}, 1);
+  m.mutable_graph()->mutable_node(0)->mutable_attribute(2)->set_i(0);
+  const std::string bytes = m.SerializeAsString();
+  auto r = load_model_from_memory(bytes.data(), bytes.size(), "m.onnx", "");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("attribute 'group' must hold integers >= 1, got 0"));
+}
+
+TEST(LoadErrors, PositiveStridesStillLoad) {
+  const std::string bytes = conv_model({1, 1}, 1).SerializeAsString();
+  auto r = load_model_from_memory(bytes.data(), bytes.size(), "m.onnx", "");
+  EXPECT_TRUE(r.is_ok()) << r.status().message();
 }
 
 }  // namespace

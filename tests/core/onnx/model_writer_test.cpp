@@ -15,6 +15,7 @@
 #include "onnx/graph_export.hpp"
 #include "onnx/model_writer.hpp"
 #include "test_util.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::onnx_io {
 namespace {

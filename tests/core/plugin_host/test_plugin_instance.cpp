@@ -5,6 +5,7 @@
 #include "plugin_host/plugin_registry.hpp"
 #include "test_graphs.hpp"
 #include "test_util.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::host {
 namespace {

@@ -6,6 +6,7 @@
 
 #include "plugin_host/plugin_registry.hpp"
 #include "test_util.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::host {
 namespace {

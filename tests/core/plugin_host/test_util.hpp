@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "infer/infer.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::host::testing {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "infer/infer.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::testing {
 

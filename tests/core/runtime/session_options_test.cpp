@@ -4,6 +4,7 @@
 
 #include "onnx_model_writer.hpp"
 #include "session_fixture.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer {
 namespace {
@@ -81,7 +82,7 @@ TEST(SessionOptions, UnknownBackendIsNotFound) {
 
 TEST(SessionOptions, BackendWithoutDevicesIsUnavailableWithItsReason) {
   SessionOptions o = tree_options({"nodevice"});
-  o.plugin_dirs.push_back(INFER_TEST_PLUGIN_DIR);
+  o.plugin_dirs.push_back(::infer::test_paths::runtime_test_plugin_dir());
   auto s = Session::create(model_with_dead_node(), o);
   ASSERT_FALSE(s.is_ok());
   EXPECT_EQ(s.status().code(), StatusCode::kUnavailable);

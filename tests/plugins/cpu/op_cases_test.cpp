@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "infer/test_support/test_support.hpp"
+#include "infer_test_paths.hpp"
 
 namespace infer::test {
 namespace {

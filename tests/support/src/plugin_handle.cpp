@@ -4,10 +4,12 @@
 
 #include <algorithm>
 
+#include "infer_test_paths.hpp"
+
 namespace infer::test {
 
 std::string plugin_path(const std::string& name) {
-  return std::string(INFER_TEST_PLUGIN_DIR) + "/libinfer_plugin_" + name + ".so";
+  return std::string(INFER_PLUGIN_DIR) + "/libinfer_plugin_" + name + ".so";
 }
 
 std::unique_ptr<PluginHandle> PluginHandle::load(const std::string& path, std::string* error,
