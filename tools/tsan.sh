@@ -17,6 +17,7 @@ build=${1:-build-tsan}
 targets=(test_core_runtime_scheduler test_core_plugin_host test_sdk_example)
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DCMAKE_C_FLAGS=-O1 \
+  -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 \
   -DINFER_SANITIZE=thread -DINFER_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build "$build" -j2 --target "${targets[@]}"
 TSAN_OPTIONS="suppressions=$PWD/tools/tsan.supp:halt_on_error=1:second_deadlock_stack=1:history_size=4" \
