@@ -144,7 +144,9 @@ class Executable {
   class AbiSink;
   class BodySink;
 
-  Executable(const sdk::Host& host, infer_device* device) : host_(host), device_(device) {}
+  // The device is not kept: nothing reads it after compilation (clang's
+  // -Wunused-private-field caught the field that held it).
+  Executable(const sdk::Host& host, infer_device* /*device*/) : host_(host) {}
   static Result<std::unique_ptr<Executable>> compile_impl(const sdk::Host& host,
                                                           infer_device* device,
                                                           const infer_graph_view& graph,
@@ -168,7 +170,6 @@ class Executable {
   Status finish_outputs(OutputSink& sink, RunState& state) const;
 
   sdk::Host host_;
-  infer_device* device_;
   std::string name_;
   bool subgraph_ = false;
   std::vector<Slot> slots_;
