@@ -200,6 +200,8 @@ LogLevel to_log_level(infer_log_level level) {
       return LogLevel::kWarning;
     case INFER_LOG_ERROR:
       return LogLevel::kError;
+    case INFER_LOG_LEVEL_MAX_ENUM:  // never a value (plugin_api.h)
+      break;
   }
   return LogLevel::kError;  // an unknown level is treated as the most severe
 }

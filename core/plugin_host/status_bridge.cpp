@@ -43,6 +43,8 @@ StatusCode to_status_code(infer_status_code code) {
       return StatusCode::kCancelled;
     case INFER_STATUS_INTERNAL:
       return StatusCode::kInternal;
+    case INFER_STATUS_CODE_MAX_ENUM:  // never a value (plugin_api.h)
+      break;
   }
   return StatusCode::kInternal;
 }
@@ -84,6 +86,8 @@ const char* abi_code_name(infer_status_code code) {
       return "TIMEOUT";
     case INFER_STATUS_INTERNAL:
       return "INTERNAL";
+    case INFER_STATUS_CODE_MAX_ENUM:  // never a value (plugin_api.h)
+      break;
   }
   return "UNKNOWN";
 }

@@ -5,7 +5,7 @@
 // tasks of a parallel_for or task_group did happens before the wait for them returns) is
 // invisible to TSan, which would report it as races in infer's code. release() before a
 // hand-off and acquire() where the other side starts (or after the wait) state that edge.
-// They compile to nothing outside TSan builds (tools/tsan.sh).
+// They compile to nothing outside TSan builds (tools/sanitize.sh tsan).
 //
 // The address is one token for the whole process: computing a per-task address would
 // read what the task captured before the acquire. The cost is that TSan sees more order

@@ -155,6 +155,9 @@ INFER_SDK_HANDLE(widget_handle, Widget)
 TEST_F(GlueTest, HandlesRoundTripAndMakeHandleHandsOutOnlyOnSuccess) {
   Widget w;
   EXPECT_EQ(from_handle(to_handle(&w)), &w);
+  const widget_handle* const_handle = to_handle(&w);
+  const Widget* const_widget = from_handle(const_handle);  // the const overload
+  EXPECT_EQ(const_widget, &w);
 
   widget_handle* out = nullptr;
   MaybeFailure f = make_handle<Widget>(&out, [](std::unique_ptr<Widget>* p) -> MaybeFailure {

@@ -22,6 +22,15 @@ struct JsonValue {
   std::vector<JsonValue> array;
   std::vector<std::pair<std::string, JsonValue>> object;  // in document order
 
+  // Defined below, where JsonValue is complete: the vector of pairs needs that to be
+  // destroyed or copied (clang checks it at the class's end, GCC does not).
+  JsonValue() = default;
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+  ~JsonValue();
+
   const JsonValue* get(const std::string& key) const {
     for (const auto& [k, v] : object)
       if (k == key) return &v;
@@ -32,6 +41,11 @@ struct JsonValue {
   bool is_array() const { return type == Type::kArray; }
   bool is_object() const { return type == Type::kObject; }
 };
+inline JsonValue::JsonValue(const JsonValue&) = default;
+inline JsonValue::JsonValue(JsonValue&&) noexcept = default;
+inline JsonValue& JsonValue::operator=(const JsonValue&) = default;
+inline JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
+inline JsonValue::~JsonValue() = default;
 
 class JsonParser {
  public:

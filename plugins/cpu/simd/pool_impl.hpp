@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "pool_kernels.hpp"
 
@@ -43,11 +44,15 @@ inline Vec<T::kLanes> splat(float x) {
   return v;
 }
 // Lanes 0, 2, 4, ... of the 2 * kLanes floats a:b.
+// __builtin_shufflevector (GCC 12 and clang) takes the lane indices as constants.
+template <typename T, int... I>
+inline Vec<T::kLanes> even(Vec<T::kLanes> a, Vec<T::kLanes> b,
+                           std::integer_sequence<int, I...>) {
+  return __builtin_shufflevector(a, b, (2 * I)...);
+}
 template <typename T>
 inline Vec<T::kLanes> even(Vec<T::kLanes> a, Vec<T::kLanes> b) {
-  typename VecTypes<T::kLanes>::I idx;
-  for (int i = 0; i < T::kLanes; ++i) idx[i] = 2 * i;
-  return __builtin_shuffle(a, b, idx);
+  return even<T>(a, b, std::make_integer_sequence<int, T::kLanes>{});
 }
 
 // How taps combine: the max, or the sum then divided by the window's count.

@@ -329,6 +329,7 @@ int Device::memory_type(infer_memory_kind kind, uint32_t type_bits) const {
     case INFER_MEMORY_DEVICE_LOCAL: t = type_device_local_; break;
     case INFER_MEMORY_HOST_VISIBLE: t = type_host_visible_; break;
     case INFER_MEMORY_HOST_PINNED: t = type_host_pinned_; break;
+    case INFER_MEMORY_KIND_MAX_ENUM: break;  // never a value (plugin_api.h)
   }
   return t >= 0 && (type_bits & (1u << t)) ? t : -1;
 }

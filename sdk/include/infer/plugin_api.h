@@ -23,6 +23,11 @@
  *    a plugin (plugin, devices, buffers, streams, events, executables) are destroyed by
  *    the plugin through the matching destroy function.
  *  - No exception, longjmp or C++ type ever crosses this boundary.
+ *  - Enumerations: each ends with a <NAME>_MAX_ENUM = 0x7FFFFFFF entry that is never a
+ *    value. It keeps every enum 32 bits wide, and it makes any value a C caller may pass
+ *    (one from a newer ABI minor, or a bad one) a valid value of the enum type in C++,
+ *    so a reader can check it and answer "unknown dtype 99" without undefined behaviour.
+ *    Readers treat a value they do not know as an error, never as a default.
  *  - Threads: unless a function says otherwise, it may be called from any thread, and
  *    calls on different objects may run concurrently. Calls on the same stream are
  *    serialized by the host.
@@ -83,14 +88,16 @@ typedef enum infer_status_code {
   INFER_STATUS_OUT_OF_MEMORY = 4,
   INFER_STATUS_CANCELLED = 5,
   INFER_STATUS_TIMEOUT = 6,
-  INFER_STATUS_INTERNAL = 7 /* a bug in the plugin or the host */
+  INFER_STATUS_INTERNAL = 7, /* a bug in the plugin or the host */
+  INFER_STATUS_CODE_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_status_code;
 
 typedef enum infer_log_level {
   INFER_LOG_DEBUG = 0,
   INFER_LOG_INFO = 1,
   INFER_LOG_WARNING = 2,
-  INFER_LOG_ERROR = 3
+  INFER_LOG_ERROR = 3,
+  INFER_LOG_LEVEL_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_log_level;
 
 /* ------------------------------------------------------------------------------------
@@ -120,7 +127,8 @@ typedef enum infer_dtype {
   INFER_DTYPE_FLOAT8E5M2 = 19,
   INFER_DTYPE_FLOAT8E5M2FNUZ = 20,
   INFER_DTYPE_UINT4 = 21,
-  INFER_DTYPE_INT4 = 22
+  INFER_DTYPE_INT4 = 22,
+  INFER_DTYPE_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_dtype;
 
 /* ------------------------------------------------------------------------------------
@@ -129,7 +137,8 @@ typedef enum infer_dtype {
 typedef enum infer_quant_scheme {
   INFER_QUANT_PER_TENSOR = 0,
   INFER_QUANT_PER_AXIS = 1,
-  INFER_QUANT_BLOCK = 2
+  INFER_QUANT_BLOCK = 2,
+  INFER_QUANT_SCHEME_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_quant_scheme;
 
 struct infer_value_view;
@@ -186,7 +195,8 @@ typedef enum infer_attr_type { /* ONNX's AttributeProto.AttributeType numbering 
   INFER_ATTR_INTS = 7,
   INFER_ATTR_STRINGS = 8,
   INFER_ATTR_TENSORS = 9,
-  INFER_ATTR_GRAPHS = 10
+  INFER_ATTR_GRAPHS = 10,
+  INFER_ATTR_TYPE_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_attr_type;
 
 struct infer_graph_view;
@@ -249,7 +259,8 @@ typedef struct infer_graph_view {
 typedef enum infer_support {
   INFER_SUPPORT_NO = 0,
   INFER_SUPPORT_YES = 1,
-  INFER_SUPPORT_PREFERRED = 2 /* supported, and the device is a good place for it */
+  INFER_SUPPORT_PREFERRED = 2, /* supported, and the device is a good place for it */
+  INFER_SUPPORT_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_support;
 
 #define INFER_REASON_MAX 256
@@ -274,7 +285,8 @@ typedef void (*infer_group_sink_fn)(void* sink_ctx, const size_t* node_indices, 
 typedef enum infer_device_kind {
   INFER_DEVICE_CPU = 0,
   INFER_DEVICE_GPU = 1,
-  INFER_DEVICE_ACCELERATOR = 2
+  INFER_DEVICE_ACCELERATOR = 2,
+  INFER_DEVICE_KIND_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_device_kind;
 
 typedef struct infer_device_props {
@@ -292,7 +304,8 @@ typedef struct infer_device_props {
 typedef enum infer_memory_kind {
   INFER_MEMORY_DEVICE_LOCAL = 0, /* fastest for the device; may be unreachable from the host */
   INFER_MEMORY_HOST_VISIBLE = 1, /* mappable by the host, usable by the device */
-  INFER_MEMORY_HOST_PINNED = 2   /* host memory the device can copy from/to at full speed */
+  INFER_MEMORY_HOST_PINNED = 2,   /* host memory the device can copy from/to at full speed */
+  INFER_MEMORY_KIND_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_memory_kind;
 
 /* A tensor bound to device memory for one execution. */
@@ -313,7 +326,8 @@ typedef struct infer_tensor {
 typedef enum infer_copy_direction {
   INFER_COPY_HOST_TO_DEVICE = 0,
   INFER_COPY_DEVICE_TO_HOST = 1,
-  INFER_COPY_DEVICE_TO_DEVICE = 2 /* two buffers of the same plugin */
+  INFER_COPY_DEVICE_TO_DEVICE = 2, /* two buffers of the same plugin */
+  INFER_COPY_DIRECTION_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_copy_direction;
 
 /* One region of a batched copy. Exactly one of src_host/src_buffer and one of

@@ -135,6 +135,8 @@ inline std::string dtype_name(infer_dtype dtype) {
       return "uint4";
     case INFER_DTYPE_INT4:
       return "int4";
+    case INFER_DTYPE_MAX_ENUM:  // never a value (plugin_api.h)
+      break;
   }
   return "dtype(" + std::to_string(static_cast<int>(dtype)) + ")";
 }

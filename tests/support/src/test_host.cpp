@@ -62,6 +62,8 @@ const char* status_code_name(infer_status_code code) {
       return "TIMEOUT";
     case INFER_STATUS_INTERNAL:
       return "INTERNAL";
+    case INFER_STATUS_CODE_MAX_ENUM:  // never a value (plugin_api.h)
+      break;
   }
   return "UNKNOWN";
 }

@@ -160,20 +160,25 @@ class DequantizeKernel final : public Kernel {
     if (Y->numel() == 0) return Status::ok();
     const uint32_t in_mask = kQuantized | dtypes::kI32;
     return dispatch(X->dtype, in_mask, "DequantizeLinear x", [&]<typename Q>(Tag<Q>) -> Status {
-      return dispatch(
-          S->dtype, kScale, "DequantizeLinear x_scale", [&]<typename T>(Tag<T>) -> Status {
-            if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool> && is_float_v<T>) {
-              const Q* x = X->as<Q>();
-              T* y = Y->mut<T>();
-              for_each_element(ctx, p, [&](int64_t o, int64_t a, int64_t i, int64_t k) {
-                const size_t pi = p.index(o, a, i);
-                const int64_t diff = static_cast<int64_t>(x[k]) - p.zero_point(pi);
-                y[k] = from_compute<T>(
-                    static_cast<compute_t<T>>(static_cast<float>(diff) * p.scale[pi]));
-              });
-            }
-            return Status::ok();
-          });
+      // Decided here, on Q alone: clang checks the inner lambda's body as soon as Q is known,
+      // so a static_cast<int64_t> of a float16 x inside it would not compile.
+      if constexpr (!std::is_integral_v<Q> || std::is_same_v<Q, bool>)
+        return Status::ok();
+      else
+        return dispatch(
+            S->dtype, kScale, "DequantizeLinear x_scale", [&]<typename T>(Tag<T>) -> Status {
+              if constexpr (is_float_v<T>) {
+                const Q* x = X->as<Q>();
+                T* y = Y->mut<T>();
+                for_each_element(ctx, p, [&](int64_t o, int64_t a, int64_t i, int64_t k) {
+                  const size_t pi = p.index(o, a, i);
+                  const int64_t diff = static_cast<int64_t>(x[k]) - p.zero_point(pi);
+                  y[k] = from_compute<T>(
+                      static_cast<compute_t<T>>(static_cast<float>(diff) * p.scale[pi]));
+                });
+              }
+              return Status::ok();
+            });
     });
   }
 
