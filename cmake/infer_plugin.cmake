@@ -15,6 +15,6 @@ function(infer_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON)
   target_link_libraries(${target} PRIVATE infer::sdk)
   target_link_options(${target} PRIVATE
-    "-Wl,--version-script=${PROJECT_SOURCE_DIR}/sdk/plugin.map" "-Wl,--no-undefined")
+    "-Wl,--version-script=${PROJECT_SOURCE_DIR}/sdk/plugin.map" ${INFER_MODULE_NO_UNDEFINED})
   install(TARGETS ${target} LIBRARY DESTINATION ${INFER_PLUGIN_INSTALL_DIR})
 endfunction()

@@ -139,9 +139,7 @@ Status Event::on_complete(uint64_t value, Callback cb) const {
   // so the plugin's event lives until the task is done.
   std::shared_ptr<State> state = state_;
   std::shared_ptr<tbb::task_arena> arena = state->owner->services().shared_arena();
-  tsan::release();  // (see tsan_annotations.hpp)
-  arena->enqueue([state, value, cb = std::move(cb)] {
-    tsan::acquire();
+  arena->enqueue(tsan::handoff([state, value, cb = std::move(cb)] {  // (tsan_annotations.hpp)
     const infer_plugin_api& a = state->owner->api();
     for (;;) {
       infer_status_code code = INFER_STATUS_OK;
@@ -157,7 +155,7 @@ Status Event::on_complete(uint64_t value, Callback cb) const {
         return;
       }
     }
-  });
+  }));
   return Status::ok();
 }
 

@@ -90,21 +90,16 @@ void svc_parallel_for(void* host_ctx, size_t begin, size_t end, size_t grain, in
     // scratch that a waiting caller's loop bodies still read; an unrelated task run on
     // that thread meanwhile could reuse or grow the same scratch under them.
     // (tsan: the hand-offs to oneTBB, see tsan_annotations.hpp.)
-    tsan::release();
-    impl->arena->execute([&] {
-      tsan::acquire();
-      tbb::this_task_arena::isolate([&] {
-        tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks),
-                          [&](const tbb::blocked_range<size_t>& r) {
-                            tsan::acquire();
-                            size_t b = begin + r.begin() * grain;
-                            size_t e = r.end() >= chunks ? end : begin + r.end() * grain;
-                            fn(user, b, e);
-                            tsan::release();
-                          });
-      });
-      tsan::release();
+    auto chunk = tsan::handoff([&](const tbb::blocked_range<size_t>& r) {
+      size_t b = begin + r.begin() * grain;
+      size_t e = r.end() >= chunks ? end : begin + r.end() * grain;
+      fn(user, b, e);
     });
+    auto loop = tsan::handoff([&] {
+      tbb::this_task_arena::isolate(
+          [&] { tbb::parallel_for(tbb::blocked_range<size_t>(0, chunks), chunk); });
+    });
+    impl->arena->execute(loop);
     tsan::acquire();
   } catch (const std::exception& e) {
     impl->log(LogLevel::kError, std::string("parallel_for body threw: ") + e.what());
@@ -126,14 +121,10 @@ infer_task_group* svc_task_group_create(void* host_ctx) {
 void svc_task_group_run(infer_task_group* group, infer_task_fn fn, void* user) {
   if (group == nullptr || fn == nullptr) return;
   try {
-    tsan::release();  // (see tsan_annotations.hpp)
-    group->arena->execute([&] {
-      group->group.run([fn, user] {
-        tsan::acquire();
-        fn(user);
-        tsan::release();
-      });
-    });
+    // (tsan: the hand-offs to oneTBB, see tsan_annotations.hpp.)
+    auto enqueue =
+        tsan::handoff([&] { group->group.run(tsan::handoff([fn, user] { fn(user); })); });
+    group->arena->execute(enqueue);
   } catch (...) {
     // Only allocation can fail here; the ABI has no way to report it, so run inline
     // rather than lose the task.
@@ -144,7 +135,8 @@ void svc_task_group_run(infer_task_group* group, infer_task_fn fn, void* user) {
 void svc_task_group_wait(infer_task_group* group) {
   if (group == nullptr) return;
   try {
-    group->arena->execute([&] { group->group.wait(); });
+    auto wait = tsan::handoff([&] { group->group.wait(); });
+    group->arena->execute(wait);
     tsan::acquire();  // after every task of the group (see tsan_annotations.hpp)
   } catch (...) {
     // A task that threw: the exception cannot cross the ABI; the wait is over anyway.

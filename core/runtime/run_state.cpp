@@ -7,7 +7,6 @@
 
 #include "plugin_host/tsan_annotations.hpp"
 
-
 namespace infer::runtime {
 
 std::vector<HostInput> host_inputs_of(const std::vector<const Tensor*>& tensors) {
@@ -49,7 +48,9 @@ Status RunState::bind_inputs(const std::vector<HostInput>& inputs) {
     const HostInput& t = inputs[b.input_index];
     const PlanDevice& dev = plan_.devices[b.device];
     HostWork work{"input '" + plan_.values[b.value].name + "' (host -> " + dev.backend + ")",
-                  t.bytes, TraceClock::now(), {}};
+                  t.bytes,
+                  TraceClock::now(),
+                  {}};
     Result<DeviceArena::Block> block = dev.arena->allocate(t.bytes);
     if (!block.is_ok())
       return block.status().with_context("input '" + plan_.values[b.value].name + "' on " +
@@ -102,12 +103,7 @@ void RunState::start(bool run_first_here) {
   // When the arena's slot for outside threads is taken (another run is in it), oneTBB
   // hands this body to a thread already inside.
   const size_t first = ready.back();
-  auto body = [this, first] {
-    host::tsan::acquire();
-    run_step(first);
-    host::tsan::release();
-  };
-  host::tsan::release();
+  auto body = host::tsan::handoff([this, first] { run_step(first); });
   arena_.execute(body);
   host::tsan::acquire();
 }
@@ -124,11 +120,7 @@ Status RunState::wait() {
 }
 
 void RunState::dispatch(size_t step) {
-  host::tsan::release();
-  arena_.enqueue([self = shared_from_this(), step] {
-    host::tsan::acquire();
-    self->run_step(step);
-  });
+  arena_.enqueue(host::tsan::handoff([self = shared_from_this(), step] { self->run_step(step); }));
 }
 
 void RunState::run_step(size_t step) {
@@ -231,9 +223,7 @@ void RunState::on_staged_download_done(size_t step, const Status& status) {
   }
   r.event1_outcome = EventPool::Outcome::kReached;
   // The upload half runs as a task: a completion callback must not do real work.
-  host::tsan::release();
-  arena_.enqueue([self = shared_from_this(), step] {
-    host::tsan::acquire();
+  arena_.enqueue(host::tsan::handoff([self = shared_from_this(), step] {
     Status s;
     if (!self->failed()) {
       try {
@@ -243,7 +233,7 @@ void RunState::on_staged_download_done(size_t step, const Status& status) {
       }
     }
     self->after_issue(step, s);
-  });
+  }));
 }
 
 void RunState::release(const std::vector<size_t>& successors) {
@@ -297,7 +287,9 @@ Result<std::vector<Tensor>> RunState::collect_outputs(const std::vector<HostInpu
         const Resident& r = at(src.value, src.device);
         if (!r.present) return internal_error("output '" + name + "' was not produced");
         HostWork work{"output '" + name + "' (" + plan_.devices[src.device].backend + " -> host)",
-                      r.bytes, TraceClock::now(), {}};
+                      r.bytes,
+                      TraceClock::now(),
+                      {}};
         Tensor t = Tensor::zeros(static_cast<DataType>(r.dtype), r.dims);
         if (r.bytes > 0) std::memcpy(t.mutable_data(), r.block.host_ptr, r.bytes);
         work.end = TraceClock::now();
