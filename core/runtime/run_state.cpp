@@ -7,6 +7,7 @@
 
 #include "plugin_host/tsan_annotations.hpp"
 
+
 namespace infer::runtime {
 
 std::vector<HostInput> host_inputs_of(const std::vector<const Tensor*>& tensors) {
@@ -48,9 +49,7 @@ Status RunState::bind_inputs(const std::vector<HostInput>& inputs) {
     const HostInput& t = inputs[b.input_index];
     const PlanDevice& dev = plan_.devices[b.device];
     HostWork work{"input '" + plan_.values[b.value].name + "' (host -> " + dev.backend + ")",
-                  t.bytes,
-                  TraceClock::now(),
-                  {}};
+                  t.bytes, TraceClock::now(), {}};
     Result<DeviceArena::Block> block = dev.arena->allocate(t.bytes);
     if (!block.is_ok())
       return block.status().with_context("input '" + plan_.values[b.value].name + "' on " +
