@@ -13,8 +13,9 @@
 #
 # Both use clang: it compiles this code with ASan + UBSan in 1.8 times less CPU time than
 # GCC 12 (whose UBSan at -O1 doubles its compile time). Debug with -O1 -g1: line tables
-# are all a report needs. (-O0 compiles single files 2-2.7 times faster, but made the ASan
-# tests 56 % slower and did not measurably shorten the whole build; not adopted.) Each test executable runs as one ctest test
+# are all a report needs. The cpu plugin's kernels are the exception, at -O0
+# (plugins/cpu/CMakeLists.txt says why). (-O0 everywhere compiles single files 2-2.7
+# times faster, but made the ASan tests 56 % slower; not adopted.) Each test executable runs as one ctest test
 # (INFER_TEST_PER_EXECUTABLE): a sanitized process takes a quarter of a second to start.
 #
 # oneTBB is Debian's uninstrumented library, so the happens-before its scheduler gives (a

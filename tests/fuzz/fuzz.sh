@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz with clang (ASan + UBSan) and runs each for a
-# bounded time on a seed corpus made from the repository's own models, samples and
+# bounded time, all at once, on a seed corpus made from the repository's own models, samples and
 # configs.
 #
 #   bash tests/fuzz/fuzz.sh [BUILD_DIR] [SECONDS_PER_TARGET] [TARGET...]
@@ -55,18 +55,36 @@ seed() {
   fi
 }
 
-status=0
-printf '%-20s %10s %8s %8s %s\n' target executions exec/s coverage result
-for t in "${targets[@]}"; do
-  seed "$t"
-  mkdir -p "$build/crashes/$t"
-  log=$build/fuzz_$t.log
+# The targets run at the same time (SECONDS of wall time in all, not per target one after
+# the other): on CI's two cores each gets about two thirds of a core.
+run_target() {
+  local t=$1 log=$build/fuzz_$1.log
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: more than 2 GiB is a
   # runaway allocation; both count as findings.
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      "$build/bin/fuzz_$t" "$build/corpus/$t" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=2048 -max_len=1048576 -print_final_stats=1 \
        -artifact_prefix="$build/crashes/$t/" >"$log" 2>&1; then
+    echo ok >"$build/fuzz_$t.result"
+  else
+    echo failed >"$build/fuzz_$t.result"
+  fi
+}
+pids=()
+for t in "${targets[@]}"; do
+  seed "$t"
+  mkdir -p "$build/crashes/$t"
+  rm -f "$build/fuzz_$t.result"
+  run_target "$t" &
+  pids+=($!)
+done
+wait "${pids[@]}"
+
+status=0
+printf '%-20s %10s %8s %8s %s\n' target executions exec/s coverage result
+for t in "${targets[@]}"; do
+  log=$build/fuzz_$t.log
+  if [ "$(cat "$build/fuzz_$t.result" 2>/dev/null)" = ok ]; then
     result=ok
   else
     result="FAILED (see $log and $build/crashes/$t/)"
