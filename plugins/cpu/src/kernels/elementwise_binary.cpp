@@ -25,30 +25,30 @@ using math::binary_loop;
 using math::in_mask;
 using math::OutSpec;
 
-enum class Op { kAdd, kSub, kMul, kDiv, kMod, kBitShift, kPRelu, kAnd, kOr, kXor };
+enum class ElementwiseOp { kAdd, kSub, kMul, kDiv, kMod, kBitShift, kPRelu, kAnd, kOr, kXor };
 
 constexpr uint32_t kNumMask = dtypes::kAllNum;
 
-struct OpInfo {
+struct ElementwiseOpInfo {
   const char* name;
-  Op op;
+  ElementwiseOp op;
   uint32_t mask;  // dtypes of input 0 the kernel accepts
 };
-constexpr OpInfo kOps[] = {
-    {"Add", Op::kAdd, kNumMask},
-    {"Sub", Op::kSub, kNumMask},
-    {"Mul", Op::kMul, kNumMask},
-    {"Div", Op::kDiv, kNumMask},
-    {"Mod", Op::kMod, kNumMask},
-    {"BitShift", Op::kBitShift, dtypes::kUnsignedInt},
-    {"PRelu", Op::kPRelu, kNumMask},
-    {"And", Op::kAnd, dtypes::kBool},
-    {"Or", Op::kOr, dtypes::kBool},
-    {"Xor", Op::kXor, dtypes::kBool},
+constexpr ElementwiseOpInfo kBinaryOps[] = {
+    {"Add", ElementwiseOp::kAdd, kNumMask},
+    {"Sub", ElementwiseOp::kSub, kNumMask},
+    {"Mul", ElementwiseOp::kMul, kNumMask},
+    {"Div", ElementwiseOp::kDiv, kNumMask},
+    {"Mod", ElementwiseOp::kMod, kNumMask},
+    {"BitShift", ElementwiseOp::kBitShift, dtypes::kUnsignedInt},
+    {"PRelu", ElementwiseOp::kPRelu, kNumMask},
+    {"And", ElementwiseOp::kAnd, dtypes::kBool},
+    {"Or", ElementwiseOp::kOr, dtypes::kBool},
+    {"Xor", ElementwiseOp::kXor, dtypes::kBool},
 };
 
-const OpInfo* lookup(const char* name) {
-  for (const auto& o : kOps)
+const ElementwiseOpInfo* lookup_binary(const char* name) {
+  for (const auto& o : kBinaryOps)
     if (std::strcmp(o.name, name) == 0) return &o;
   return nullptr;
 }
@@ -151,7 +151,8 @@ Status check_nonzero_divisor(const Tensor& B, const char* what) {
 
 class BinaryKernel final : public Kernel {
  public:
-  BinaryKernel(const OpInfo* op, math::LegacyBroadcast legacy, bool fmod, bool shift_left)
+  BinaryKernel(const ElementwiseOpInfo* op, math::LegacyBroadcast legacy, bool fmod,
+               bool shift_left)
       : op_(op), legacy_(legacy), fmod_(fmod), shift_left_(shift_left) {}
 
   Status run(KernelContext& ctx) const override {
@@ -164,7 +165,7 @@ class BinaryKernel final : public Kernel {
     OutSpec out;
     CPU_RETURN_IF_ERROR(legacy_.apply(*A, &b, &out));
     // PRelu's slope broadcasts to X, whose shape the output keeps.
-    if (op_->op == Op::kPRelu) out.dims = &A->dims;
+    if (op_->op == ElementwiseOp::kPRelu) out.dims = &A->dims;
     return dispatch(A->dtype, op_->mask, op_->name, [&]<typename T>(Tag<T>) -> Status {
       return run_typed<T>(ctx, *A, b, out);
     });
@@ -177,25 +178,29 @@ class BinaryKernel final : public Kernel {
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, float>) {
       switch (op_->op) {
-        case Op::kAdd: return float32_binary(ctx, A, B, simd::BinaryOp::kAdd, out);
-        case Op::kSub: return float32_binary(ctx, A, B, simd::BinaryOp::kSub, out);
-        case Op::kMul: return float32_binary(ctx, A, B, simd::BinaryOp::kMul, out);
-        case Op::kDiv: return float32_binary(ctx, A, B, simd::BinaryOp::kDiv, out);
+        case ElementwiseOp::kAdd:
+          return float32_binary(ctx, A, B, simd::BinaryOp::kAdd, out);
+        case ElementwiseOp::kSub:
+          return float32_binary(ctx, A, B, simd::BinaryOp::kSub, out);
+        case ElementwiseOp::kMul:
+          return float32_binary(ctx, A, B, simd::BinaryOp::kMul, out);
+        case ElementwiseOp::kDiv:
+          return float32_binary(ctx, A, B, simd::BinaryOp::kDiv, out);
         default: break;
       }
     }
     if constexpr (in_mask<T>(kNumMask)) {
       switch (op_->op) {
-        case Op::kAdd:
+        case ElementwiseOp::kAdd:
           return binary_loop<T, T, T>(
               ctx, A, B, dt, lifted<T>([](C a, C b) { return math::wrap_add(a, b); }), out);
-        case Op::kSub:
+        case ElementwiseOp::kSub:
           return binary_loop<T, T, T>(
               ctx, A, B, dt, lifted<T>([](C a, C b) { return math::wrap_sub(a, b); }), out);
-        case Op::kMul:
+        case ElementwiseOp::kMul:
           return binary_loop<T, T, T>(
               ctx, A, B, dt, lifted<T>([](C a, C b) { return math::wrap_mul(a, b); }), out);
-        case Op::kDiv:
+        case ElementwiseOp::kDiv:
           if constexpr (std::is_integral_v<T>) {
             CPU_RETURN_IF_ERROR(check_nonzero_divisor<T>(B, "division"));
             return binary_loop<T, T, T>(ctx, A, B, dt, int_div<T>, out);
@@ -203,7 +208,7 @@ class BinaryKernel final : public Kernel {
             return binary_loop<T, T, T>(ctx, A, B, dt, lifted<T>([](C a, C b) { return a / b; }),
                                         out);
           }
-        case Op::kMod: {
+        case ElementwiseOp::kMod: {
           const bool fmod = fmod_;
           if constexpr (std::is_integral_v<T>) {
             CPU_RETURN_IF_ERROR(check_nonzero_divisor<T>(B, "modulo"));
@@ -215,7 +220,7 @@ class BinaryKernel final : public Kernel {
                 out);
           }
         }
-        case Op::kPRelu:
+        case ElementwiseOp::kPRelu:
           return binary_loop<T, T, T>(
               ctx, A, B, dt, lifted<T>([](C x, C slope) -> C {
                 if constexpr (std::is_unsigned_v<C>) {
@@ -226,7 +231,7 @@ class BinaryKernel final : public Kernel {
                 }
               }),
               out);
-        case Op::kBitShift:
+        case ElementwiseOp::kBitShift:
           if constexpr (std::is_unsigned_v<T>) {
             constexpr T kBits = sizeof(T) * 8;
             if (shift_left_)
@@ -244,13 +249,13 @@ class BinaryKernel final : public Kernel {
     } else if constexpr (std::is_same_v<T, bool>) {
       // Bools are read as bytes: any non-zero byte is true.
       switch (op_->op) {
-        case Op::kAnd:
+        case ElementwiseOp::kAnd:
           return binary_loop<uint8_t, uint8_t, uint8_t>(
               ctx, A, B, dt, [](uint8_t a, uint8_t b) -> uint8_t { return a && b; }, out);
-        case Op::kOr:
+        case ElementwiseOp::kOr:
           return binary_loop<uint8_t, uint8_t, uint8_t>(
               ctx, A, B, dt, [](uint8_t a, uint8_t b) -> uint8_t { return a || b; }, out);
-        case Op::kXor:
+        case ElementwiseOp::kXor:
           return binary_loop<uint8_t, uint8_t, uint8_t>(
               ctx, A, B, dt, [](uint8_t a, uint8_t b) -> uint8_t { return (a != 0) != (b != 0); },
               out);
@@ -261,7 +266,7 @@ class BinaryKernel final : public Kernel {
     return invalid(op_->name, " does not support dtype ", dtype_name(A.dtype));
   }
 
-  const OpInfo* op_;
+  const ElementwiseOpInfo* op_;
   math::LegacyBroadcast legacy_;
   bool fmod_;
   bool shift_left_;
@@ -270,7 +275,7 @@ class BinaryKernel final : public Kernel {
 }  // namespace
 
 Status binary_check(const infer_node_view& node) {
-  const OpInfo* op = lookup(node.op_type);
+  const ElementwiseOpInfo* op = lookup_binary(node.op_type);
   if (op == nullptr) return unsupported("no binary kernel for ", node.op_type);
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
   const infer_value_view* a = node_input(node, 0);
@@ -279,12 +284,12 @@ Status binary_check(const infer_node_view& node) {
   if (a && b && a->dtype != b->dtype)
     return unsupported(node.op_type, " inputs have different dtypes ", dtype_name(a->dtype),
                        " and ", dtype_name(b->dtype));
-  if (op->op == Op::kBitShift) {
+  if (op->op == ElementwiseOp::kBitShift) {
     const std::string dir = attr_s(node, "direction", "");
     if (dir != "LEFT" && dir != "RIGHT")
       return unsupported("BitShift direction must be \"LEFT\" or \"RIGHT\", got \"", dir, "\"");
   }
-  if (op->op == Op::kMod) {
+  if (op->op == ElementwiseOp::kMod) {
     const int64_t fmod = attr_i(node, "fmod", 0);
     if (fmod != 0 && fmod != 1) return unsupported("Mod fmod must be 0 or 1, got ", fmod);
   }
@@ -293,7 +298,7 @@ Status binary_check(const infer_node_view& node) {
 
 Result<KernelPtr> binary_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
-  const OpInfo* op = lookup(n.op_type);
+  const ElementwiseOpInfo* op = lookup_binary(n.op_type);
   if (op == nullptr) return internal("no binary kernel for ", n.op_type);
   return KernelPtr(new BinaryKernel(op, math::LegacyBroadcast::from_node(n),
                                     attr_i(n, "fmod", 0) != 0,

@@ -159,7 +159,7 @@ constexpr uint32_t kFloatSigned = math::kFloatSigned;
 
 #define ENTRY(NAME, MASK) \
   { #NAME, MASK, &pick<NAME, MASK> }
-constexpr OpEntry kOps[] = {
+constexpr OpEntry kUnaryOps[] = {
     ENTRY(Neg, kFloatSigned),
     ENTRY(Abs, kNum),
     ENTRY(Sign, kNum),
@@ -199,8 +199,8 @@ constexpr OpEntry kOps[] = {
 };
 #undef ENTRY
 
-const OpEntry* lookup(const char* name) {
-  for (const auto& e : kOps)
+const OpEntry* lookup_unary(const char* name) {
+  for (const auto& e : kUnaryOps)
     if (std::strcmp(e.name, name) == 0) return &e;
   return nullptr;
 }
@@ -285,7 +285,7 @@ class UnaryKernel final : public Kernel {
 }  // namespace
 
 Status unary_check(const infer_node_view& node) {
-  const OpEntry* op = lookup(node.op_type);
+  const OpEntry* op = lookup_unary(node.op_type);
   if (op == nullptr) return unsupported("no unary kernel for ", node.op_type);
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), op->mask, "input 0"));
@@ -296,7 +296,7 @@ Status unary_check(const infer_node_view& node) {
 
 Result<KernelPtr> unary_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
-  const OpEntry* op = lookup(n.op_type);
+  const OpEntry* op = lookup_unary(n.op_type);
   if (op == nullptr) return internal("no unary kernel for ", n.op_type);
   Params p;
   const std::string name = n.op_type;

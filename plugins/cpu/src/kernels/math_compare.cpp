@@ -14,23 +14,23 @@ namespace {
 using math::binary_loop;
 using math::OutSpec;
 
-enum class Op { kEq, kLt, kGt, kLe, kGe };
+enum class CompareOp { kEq, kLt, kGt, kLe, kGe };
 
-struct OpInfo {
+struct CompareOpInfo {
   const char* name;
-  Op op;
+  CompareOp op;
   uint32_t mask;
 };
-constexpr OpInfo kOps[] = {
-    {"Equal", Op::kEq, dtypes::kAllNum | dtypes::kBool},
-    {"Less", Op::kLt, dtypes::kAllNum},
-    {"Greater", Op::kGt, dtypes::kAllNum},
-    {"LessOrEqual", Op::kLe, dtypes::kAllNum},
-    {"GreaterOrEqual", Op::kGe, dtypes::kAllNum},
+constexpr CompareOpInfo kCompareOps[] = {
+    {"Equal", CompareOp::kEq, dtypes::kAllNum | dtypes::kBool},
+    {"Less", CompareOp::kLt, dtypes::kAllNum},
+    {"Greater", CompareOp::kGt, dtypes::kAllNum},
+    {"LessOrEqual", CompareOp::kLe, dtypes::kAllNum},
+    {"GreaterOrEqual", CompareOp::kGe, dtypes::kAllNum},
 };
 
-const OpInfo* lookup(const char* name) {
-  for (const auto& o : kOps)
+const CompareOpInfo* lookup_compare(const char* name) {
+  for (const auto& o : kCompareOps)
     if (std::strcmp(o.name, name) == 0) return &o;
   return nullptr;
 }
@@ -44,7 +44,7 @@ Status compare_loop(KernelContext& ctx, const Tensor& A, const Tensor& B, OutSpe
 
 class CompareKernel final : public Kernel {
  public:
-  CompareKernel(const OpInfo* op, math::LegacyBroadcast legacy) : op_(op), legacy_(legacy) {}
+  CompareKernel(const CompareOpInfo* op, math::LegacyBroadcast legacy) : op_(op), legacy_(legacy) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor* A = ctx.input(0);
@@ -64,15 +64,15 @@ class CompareKernel final : public Kernel {
       } else {
         using C = compute_t<T>;
         switch (op_->op) {
-          case Op::kEq:
+          case CompareOp::kEq:
             return compare_loop<T>(ctx, *A, b, out, [](C x, C y) { return x == y; });
-          case Op::kLt:
+          case CompareOp::kLt:
             return compare_loop<T>(ctx, *A, b, out, [](C x, C y) { return x < y; });
-          case Op::kGt:
+          case CompareOp::kGt:
             return compare_loop<T>(ctx, *A, b, out, [](C x, C y) { return x > y; });
-          case Op::kLe:
+          case CompareOp::kLe:
             return compare_loop<T>(ctx, *A, b, out, [](C x, C y) { return x <= y; });
-          case Op::kGe:
+          case CompareOp::kGe:
             return compare_loop<T>(ctx, *A, b, out, [](C x, C y) { return x >= y; });
         }
         return internal("bad comparison op");
@@ -81,14 +81,14 @@ class CompareKernel final : public Kernel {
   }
 
  private:
-  const OpInfo* op_;
+  const CompareOpInfo* op_;
   math::LegacyBroadcast legacy_;
 };
 
 }  // namespace
 
 Status compare_check(const infer_node_view& node) {
-  const OpInfo* op = lookup(node.op_type);
+  const CompareOpInfo* op = lookup_compare(node.op_type);
   if (op == nullptr) return unsupported("no comparison kernel for ", node.op_type);
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
   const infer_value_view* a = node_input(node, 0);
@@ -101,7 +101,7 @@ Status compare_check(const infer_node_view& node) {
 }
 
 Result<KernelPtr> compare_create(const KernelInit& init) {
-  const OpInfo* op = lookup(init.node->op_type);
+  const CompareOpInfo* op = lookup_compare(init.node->op_type);
   if (op == nullptr) return internal("no comparison kernel for ", init.node->op_type);
   return KernelPtr(new CompareKernel(op, math::LegacyBroadcast::from_node(*init.node)));
 }

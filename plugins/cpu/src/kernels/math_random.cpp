@@ -20,7 +20,7 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kUniform, kNormal, kBernoulli };
+enum class RandomKind { kUniform, kNormal, kBernoulli };
 
 constexpr uint32_t kFloatOut = dtypes::kAllFloat;
 constexpr uint32_t kBernoulliOut = dtypes::kAllNum | dtypes::kBool;
@@ -32,7 +32,7 @@ double unit(std::mt19937& g) {
 }
 
 template <typename T>
-T from_double(double v) {
+T random_from_double(double v) {
   if constexpr (std::is_same_v<T, bool>)
     return v != 0;
   else if constexpr (is_float_v<T>)
@@ -42,7 +42,7 @@ T from_double(double v) {
 }
 
 struct Config {
-  Kind kind = Kind::kUniform;
+  RandomKind kind = RandomKind::kUniform;
   bool like = false;                           // shape (and default dtype) from input 0
   infer_dtype dtype = INFER_DTYPE_UNDEFINED;   // UNDEFINED: the input's dtype
   Dims shape;                                  // when !like and kind != kBernoulli
@@ -57,12 +57,12 @@ class RandomKernel final : public Kernel {
 
   Status run(KernelContext& ctx) const override {
     const Tensor* X = ctx.input(0);
-    const bool from_input = cfg_.like || cfg_.kind == Kind::kBernoulli;
+    const bool from_input = cfg_.like || cfg_.kind == RandomKind::kBernoulli;
     if (from_input && X == nullptr) return invalid("input 0 is required");
     const Dims& dims = from_input ? X->dims : cfg_.shape;
     const infer_dtype out_dtype = cfg_.dtype != INFER_DTYPE_UNDEFINED ? cfg_.dtype : X->dtype;
     std::mt19937 gen = engine();
-    if (cfg_.kind == Kind::kBernoulli) {
+    if (cfg_.kind == RandomKind::kBernoulli) {
       return dispatch(X->dtype, dtypes::kAllFloat, "Bernoulli input", [&]<typename P>(Tag<P>) {
         return dispatch(out_dtype, kBernoulliOut, "Bernoulli output",
                         [&]<typename T>(Tag<T>) -> Status {
@@ -73,7 +73,8 @@ class RandomKernel final : public Kernel {
                             T* y = Y->mut<T>();
                             for (int64_t i = 0, n = Y->numel(); i < n; ++i) {
                               const double u = unit(gen);
-                              y[i] = from_double<T>(u < static_cast<double>(to_compute(p[i])));
+                              y[i] =
+                                  random_from_double<T>(u < static_cast<double>(to_compute(p[i])));
                             }
                             return Status::ok();
                           } else {
@@ -82,30 +83,31 @@ class RandomKernel final : public Kernel {
                         });
       });
     }
-    return dispatch(out_dtype, kFloatOut, cfg_.kind == Kind::kNormal ? "RandomNormal" : "RandomUniform",
-                    [&]<typename T>(Tag<T>) -> Status {
-                      for (int64_t d : dims)
-                        if (d < 0) return invalid("shape ", dims_str(dims), " has a negative dim");
-                      CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, out_dtype, dims));
-                      T* y = Y->mut<T>();
-                      const int64_t n = Y->numel();
-                      if (cfg_.kind == Kind::kUniform) {
-                        for (int64_t i = 0; i < n; ++i)
-                          y[i] = from_double<T>(cfg_.a + (cfg_.b - cfg_.a) * unit(gen));
-                        return Status::ok();
-                      }
-                      // Box-Muller: each pair of uniforms gives two independent normals.
-                      constexpr double kTwoPi = 6.283185307179586476925286766559;
-                      for (int64_t i = 0; i < n; i += 2) {
-                        const double u1 = 1.0 - unit(gen);  // (0, 1]: log is finite
-                        const double u2 = unit(gen);
-                        const double r = std::sqrt(-2.0 * std::log(u1));
-                        y[i] = from_double<T>(cfg_.a + cfg_.b * r * std::cos(kTwoPi * u2));
-                        if (i + 1 < n)
-                          y[i + 1] = from_double<T>(cfg_.a + cfg_.b * r * std::sin(kTwoPi * u2));
-                      }
-                      return Status::ok();
-                    });
+    return dispatch(
+        out_dtype, kFloatOut, cfg_.kind == RandomKind::kNormal ? "RandomNormal" : "RandomUniform",
+        [&]<typename T>(Tag<T>) -> Status {
+          for (int64_t d : dims)
+            if (d < 0) return invalid("shape ", dims_str(dims), " has a negative dim");
+          CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, out_dtype, dims));
+          T* y = Y->mut<T>();
+          const int64_t n = Y->numel();
+          if (cfg_.kind == RandomKind::kUniform) {
+            for (int64_t i = 0; i < n; ++i)
+              y[i] = random_from_double<T>(cfg_.a + (cfg_.b - cfg_.a) * unit(gen));
+            return Status::ok();
+          }
+          // Box-Muller: each pair of uniforms gives two independent normals.
+          constexpr double kTwoPi = 6.283185307179586476925286766559;
+          for (int64_t i = 0; i < n; i += 2) {
+            const double u1 = 1.0 - unit(gen);  // (0, 1]: log is finite
+            const double u2 = unit(gen);
+            const double r = std::sqrt(-2.0 * std::log(u1));
+            y[i] = random_from_double<T>(cfg_.a + cfg_.b * r * std::cos(kTwoPi * u2));
+            if (i + 1 < n)
+              y[i + 1] = random_from_double<T>(cfg_.a + cfg_.b * r * std::sin(kTwoPi * u2));
+          }
+          return Status::ok();
+        });
   }
 
  private:
@@ -129,12 +131,12 @@ bool op_is(const infer_node_view& n, const char* name) { return std::strcmp(n.op
 Config config_of(const infer_node_view& n) {
   Config c;
   if (op_is(n, "Bernoulli")) {
-    c.kind = Kind::kBernoulli;
+    c.kind = RandomKind::kBernoulli;
   } else {
-    c.kind = (op_is(n, "RandomNormal") || op_is(n, "RandomNormalLike")) ? Kind::kNormal
-                                                                         : Kind::kUniform;
+    c.kind = (op_is(n, "RandomNormal") || op_is(n, "RandomNormalLike")) ? RandomKind::kNormal
+                                                                        : RandomKind::kUniform;
     c.like = op_is(n, "RandomUniformLike") || op_is(n, "RandomNormalLike");
-    if (c.kind == Kind::kNormal) {
+    if (c.kind == RandomKind::kNormal) {
       c.a = attr_f(n, "mean", 0.0);
       c.b = attr_f(n, "scale", 1.0);
     } else {
@@ -142,7 +144,7 @@ Config config_of(const infer_node_view& n) {
       c.b = attr_f(n, "high", 1.0);
     }
   }
-  const bool dtype_from_input = c.like || c.kind == Kind::kBernoulli;
+  const bool dtype_from_input = c.like || c.kind == RandomKind::kBernoulli;
   if (has_attr(n, "dtype"))
     c.dtype = static_cast<infer_dtype>(attr_i(n, "dtype", INFER_DTYPE_FLOAT32));
   else if (!dtype_from_input)
@@ -161,15 +163,15 @@ bool in(uint32_t mask, infer_dtype t) {
 
 Status random_check(const infer_node_view& node) {
   const Config c = config_of(node);
-  const bool from_input = c.like || c.kind == Kind::kBernoulli;
+  const bool from_input = c.like || c.kind == RandomKind::kBernoulli;
   CPU_RETURN_IF_ERROR(check_input_count(node, from_input ? 1 : 0, from_input ? 1 : 0));
   const infer_value_view* x = node_input(node, 0);
-  if (c.kind == Kind::kBernoulli)
+  if (c.kind == RandomKind::kBernoulli)
     CPU_RETURN_IF_ERROR(check_dtype(node, x, dtypes::kAllFloat, "input 0"));
   const infer_dtype out = c.dtype != INFER_DTYPE_UNDEFINED ? c.dtype
                           : x != nullptr                   ? x->dtype
                                                            : INFER_DTYPE_UNDEFINED;
-  const uint32_t allowed = c.kind == Kind::kBernoulli ? kBernoulliOut : kFloatOut;
+  const uint32_t allowed = c.kind == RandomKind::kBernoulli ? kBernoulliOut : kFloatOut;
   if (!in(allowed, out))
     return unsupported(node.op_type, " cannot produce dtype ", dtype_name(out));
   if (!from_input) {

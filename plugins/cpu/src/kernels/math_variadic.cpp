@@ -13,22 +13,22 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Op { kMax, kMin, kSum, kMean };
+enum class VariadicOp { kMax, kMin, kSum, kMean };
 
-struct OpInfo {
+struct VariadicOpInfo {
   const char* name;
-  Op op;
+  VariadicOp op;
   uint32_t mask;
 };
-constexpr OpInfo kOps[] = {
-    {"Max", Op::kMax, dtypes::kAllNum},
-    {"Min", Op::kMin, dtypes::kAllNum},
-    {"Sum", Op::kSum, dtypes::kAllNum},
-    {"Mean", Op::kMean, dtypes::kAllFloat},
+constexpr VariadicOpInfo kVariadicOps[] = {
+    {"Max", VariadicOp::kMax, dtypes::kAllNum},
+    {"Min", VariadicOp::kMin, dtypes::kAllNum},
+    {"Sum", VariadicOp::kSum, dtypes::kAllNum},
+    {"Mean", VariadicOp::kMean, dtypes::kAllFloat},
 };
 
-const OpInfo* lookup(const char* name) {
-  for (const auto& o : kOps)
+const VariadicOpInfo* lookup_variadic(const char* name) {
+  for (const auto& o : kVariadicOps)
     if (std::strcmp(o.name, name) == 0) return &o;
   return nullptr;
 }
@@ -43,25 +43,25 @@ bool either_nan(C a, C b) {
 
 // The pairwise step of each op on storage type T.
 template <typename T>
-auto step_fn(Op op) {
+auto step_fn(VariadicOp op) {
   using C = compute_t<T>;
   using Fn = T (*)(T, T);
   Fn f = nullptr;
   switch (op) {
-    case Op::kMax:
+    case VariadicOp::kMax:
       f = [](T x, T y) -> T {
         const C a = to_compute(x), b = to_compute(y);
         return from_compute<T>(either_nan(a, b) ? a + b : (a < b ? b : a));
       };
       break;
-    case Op::kMin:
+    case VariadicOp::kMin:
       f = [](T x, T y) -> T {
         const C a = to_compute(x), b = to_compute(y);
         return from_compute<T>(either_nan(a, b) ? a + b : (b < a ? b : a));
       };
       break;
-    case Op::kSum:
-    case Op::kMean:
+    case VariadicOp::kSum:
+    case VariadicOp::kMean:
       f = [](T x, T y) -> T { return from_compute<T>(math::wrap_add(to_compute(x), to_compute(y))); };
       break;
   }
@@ -70,7 +70,7 @@ auto step_fn(Op op) {
 
 class VariadicKernel final : public Kernel {
  public:
-  explicit VariadicKernel(const OpInfo* op) : op_(op) {}
+  explicit VariadicKernel(const VariadicOpInfo* op) : op_(op) {}
 
   Status run(KernelContext& ctx) const override {
     std::vector<const Tensor*> ins;
@@ -98,7 +98,7 @@ class VariadicKernel final : public Kernel {
         for (size_t i = 2; i < ins.size(); ++i)
           CPU_RETURN_IF_ERROR((math::binary_loop<T, T, T>(ctx, *Y, *ins[i], Y->dtype, f, into)));
         if constexpr (is_float_v<T>) {
-          if (op_->op == Op::kMean) {
+          if (op_->op == VariadicOp::kMean) {
             using C = compute_t<T>;
             const C n = static_cast<C>(ins.size());
             T* y = Y->mut<T>();
@@ -114,13 +114,13 @@ class VariadicKernel final : public Kernel {
   }
 
  private:
-  const OpInfo* op_;
+  const VariadicOpInfo* op_;
 };
 
 }  // namespace
 
 Status variadic_check(const infer_node_view& node) {
-  const OpInfo* op = lookup(node.op_type);
+  const VariadicOpInfo* op = lookup_variadic(node.op_type);
   if (op == nullptr) return unsupported("no variadic kernel for ", node.op_type);
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 4096));
   const infer_value_view* a = node_input(node, 0);
@@ -135,7 +135,7 @@ Status variadic_check(const infer_node_view& node) {
 }
 
 Result<KernelPtr> variadic_create(const KernelInit& init) {
-  const OpInfo* op = lookup(init.node->op_type);
+  const VariadicOpInfo* op = lookup_variadic(init.node->op_type);
   if (op == nullptr) return internal("no variadic kernel for ", init.node->op_type);
   return KernelPtr(new VariadicKernel(op));
 }

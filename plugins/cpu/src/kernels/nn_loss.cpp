@@ -22,7 +22,7 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Reduction { kNone, kSum, kMean };
+enum class LossReduction { kNone, kSum, kMean };
 
 // Reads any float tensor into doubles.
 template <typename T>
@@ -35,7 +35,7 @@ std::vector<double> to_doubles(const Tensor& t) {
 
 class LossKernel final : public Kernel {
  public:
-  LossKernel(bool softmax, Reduction reduction, bool has_ignore, int64_t ignore_index)
+  LossKernel(bool softmax, LossReduction reduction, bool has_ignore, int64_t ignore_index)
       : softmax_(softmax),
         reduction_(reduction),
         has_ignore_(has_ignore),
@@ -95,14 +95,14 @@ class LossKernel final : public Kernel {
           loss_sum += loss[at];
         }
       }
-      if (reduction_ == Reduction::kNone) {
+      if (reduction_ == LossReduction::kNone) {
         CPU_ASSIGN_OR_RETURN(Tensor * L, ctx.allocate_output(0, X.dtype, Tg.dims));
         T* l = L->mut<T>();
         for (size_t i = 0; i < loss.size(); ++i)
           l[i] = from_compute<T>(static_cast<compute_t<T>>(loss[i]));
       } else {
         CPU_ASSIGN_OR_RETURN(Tensor * L, ctx.allocate_output(0, X.dtype, Dims{}));
-        const double v = reduction_ == Reduction::kSum ? loss_sum : loss_sum / weight_sum;
+        const double v = reduction_ == LossReduction::kSum ? loss_sum : loss_sum / weight_sum;
         *L->mut<T>() = from_compute<T>(static_cast<compute_t<T>>(v));
       }
       return Status::ok();
@@ -134,16 +134,16 @@ class LossKernel final : public Kernel {
   }
 
   bool softmax_;
-  Reduction reduction_;
+  LossReduction reduction_;
   bool has_ignore_;
   int64_t ignore_index_;
 };
 
-Result<Reduction> parse_reduction(const infer_node_view& n) {
+Result<LossReduction> parse_reduction(const infer_node_view& n) {
   const std::string r = attr_s(n, "reduction", "mean");
-  if (r == "none") return Reduction::kNone;
-  if (r == "sum") return Reduction::kSum;
-  if (r == "mean") return Reduction::kMean;
+  if (r == "none") return LossReduction::kNone;
+  if (r == "sum") return LossReduction::kSum;
+  if (r == "mean") return LossReduction::kMean;
   return unsupported(n.op_type, " reduction '", r, "' is not one of none, sum, mean");
 }
 
@@ -159,7 +159,7 @@ Status loss_check(const infer_node_view& node) {
 
 Result<KernelPtr> loss_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
-  CPU_ASSIGN_OR_RETURN(Reduction r, parse_reduction(n));
+  CPU_ASSIGN_OR_RETURN(LossReduction r, parse_reduction(n));
   return KernelPtr(new LossKernel(std::strcmp(n.op_type, "SoftmaxCrossEntropyLoss") == 0, r,
                                   has_attr(n, "ignore_index"), attr_i(n, "ignore_index", 0)));
 }

@@ -26,7 +26,7 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kMax, kAverage, kLp, kGlobalMax, kGlobalAverage, kGlobalLp };
+enum class PoolKind { kMax, kAverage, kLp, kGlobalMax, kGlobalAverage, kGlobalLp };
 
 constexpr uint32_t kMaxTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16 |
                                dtype_bit(INFER_DTYPE_INT8) | dtype_bit(INFER_DTYPE_UINT8);
@@ -75,7 +75,7 @@ TapRange taps(int64_t start, int64_t k, int64_t d, int64_t in, int64_t pb, int64
 }
 
 struct PoolParams {
-  Kind kind;
+  PoolKind kind;
   bool count_include_pad = false;
   bool column_major = false;  // MaxPool storage_order = 1
   double p = 2;               // LpPool exponent
@@ -110,14 +110,14 @@ void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int6
               for (int64_t k2 = t2.lo; k2 < t2.hi; ++k2) {
                 const int64_t i2 = st2 + k2 * g.d[2];
                 const C v = to_compute(xp[row + i2]);
-                if (prm.kind == Kind::kMax) {
+                if (prm.kind == PoolKind::kMax) {
                   if (v > best || best_i[0] < 0) {
                     best = v;
                     best_i[0] = i0;
                     best_i[1] = i1;
                     best_i[2] = i2;
                   }
-                } else if (prm.kind == Kind::kAverage) {
+                } else if (prm.kind == PoolKind::kAverage) {
                   sum += static_cast<double>(v);
                 } else {
                   sum += std::pow(std::fabs(static_cast<double>(v)), prm.p);
@@ -125,7 +125,7 @@ void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int6
               }
             }
           }
-          if (prm.kind == Kind::kMax) {
+          if (prm.kind == PoolKind::kMax) {
             yp[o] = from_compute<T>(best);
             if (idx) {
               const int64_t i0 = std::max<int64_t>(best_i[0], 0), i1 = best_i[1], i2 = best_i[2];
@@ -135,7 +135,7 @@ void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int6
                                                   : (i0 * g.in[1] + i1) * g.in[2] + i2;
               idx[static_cast<int64_t>(p) * out_n + o] = static_cast<int64_t>(p) * in_n + at;
             }
-          } else if (prm.kind == Kind::kAverage) {
+          } else if (prm.kind == PoolKind::kAverage) {
             const int64_t count = prm.count_include_pad
                                       ? t0.padded * t1.padded * t2.padded
                                       : (t0.hi - t0.lo) * (t1.hi - t1.lo) * (t2.hi - t2.lo);
@@ -154,7 +154,7 @@ void global_planes(const PoolParams& prm, int64_t n, const T* x, T* y, size_t p0
   using C = compute_t<T>;
   for (size_t p = p0; p < p1; ++p) {
     const T* xp = x + static_cast<int64_t>(p) * n;
-    if (prm.kind == Kind::kGlobalMax) {
+    if (prm.kind == PoolKind::kGlobalMax) {
       C best = std::numeric_limits<C>::lowest();
       for (int64_t i = 0; i < n; ++i) {
         const C v = to_compute(xp[i]);
@@ -165,10 +165,10 @@ void global_planes(const PoolParams& prm, int64_t n, const T* x, T* y, size_t p0
       double sum = 0;
       for (int64_t i = 0; i < n; ++i) {
         const double v = static_cast<double>(to_compute(xp[i]));
-        sum += prm.kind == Kind::kGlobalAverage ? v : std::pow(std::fabs(v), prm.p);
+        sum += prm.kind == PoolKind::kGlobalAverage ? v : std::pow(std::fabs(v), prm.p);
       }
-      const double r = prm.kind == Kind::kGlobalAverage ? sum / static_cast<double>(n)
-                                                        : std::pow(sum, 1.0 / prm.p);
+      const double r = prm.kind == PoolKind::kGlobalAverage ? sum / static_cast<double>(n)
+                                                            : std::pow(sum, 1.0 / prm.p);
       y[p] = from_compute<T>(static_cast<C>(r));
     }
   }
@@ -177,7 +177,7 @@ void global_planes(const PoolParams& prm, int64_t n, const T* x, T* y, size_t p0
 // The SIMD library's description of a 2-D MaxPool or AveragePool window.
 simd::Pool2dShape pool2d_shape(const PoolParams& prm, const Window& w) {
   simd::Pool2dShape s;
-  s.kind = prm.kind == Kind::kMax ? simd::PoolKind::kMax : simd::PoolKind::kAverage;
+  s.kind = prm.kind == PoolKind::kMax ? simd::PoolKind::kMax : simd::PoolKind::kAverage;
   s.in_h = w.in[0];
   s.in_w = w.in[1];
   s.out_h = w.out[0];
@@ -196,8 +196,8 @@ simd::Pool2dShape pool2d_shape(const PoolParams& prm, const Window& w) {
   return s;
 }
 
-bool is_global(Kind k) {
-  return k == Kind::kGlobalMax || k == Kind::kGlobalAverage || k == Kind::kGlobalLp;
+bool is_global(PoolKind k) {
+  return k == PoolKind::kGlobalMax || k == PoolKind::kGlobalAverage || k == PoolKind::kGlobalLp;
 }
 
 class PoolKernel final : public Kernel {
@@ -208,7 +208,7 @@ class PoolKernel final : public Kernel {
     const Tensor& X = *ctx.input(0);
     if (X.rank() < 3)
       return invalid("input must have at least 3 dims (N, C, spatial...), got ", dims_str(X.dims));
-    const bool maxlike = prm_.kind == Kind::kMax || prm_.kind == Kind::kGlobalMax;
+    const bool maxlike = prm_.kind == PoolKind::kMax || prm_.kind == PoolKind::kGlobalMax;
     return dispatch(X.dtype, maxlike ? kMaxTypes : kAvgTypes, "pooling input",
                     [&]<typename T>(Tag<T>) -> Status {
                       if constexpr (in_mask<T>(kMaxTypes | kAvgTypes)) {
@@ -233,7 +233,7 @@ class PoolKernel final : public Kernel {
     y_dims.insert(y_dims.end(), w.out.begin(), w.out.end());
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, y_dims));
     Tensor* I = nullptr;
-    if (prm_.kind == Kind::kMax && ctx.has_output(1)) {
+    if (prm_.kind == PoolKind::kMax && ctx.has_output(1)) {
       CPU_ASSIGN_OR_RETURN(I, ctx.allocate_output(1, INFER_DTYPE_INT64, y_dims));
     }
     const Window3 g = to3(w);
@@ -244,7 +244,8 @@ class PoolKernel final : public Kernel {
     int64_t* idx = I ? I->mut<int64_t>() : nullptr;
     const PoolParams& prm = prm_;
     if constexpr (std::is_same_v<T, float>) {
-      if (w.rank() == 2 && ((prm.kind == Kind::kMax && idx == nullptr) || prm.kind == Kind::kAverage)) {
+      if (w.rank() == 2 &&
+          ((prm.kind == PoolKind::kMax && idx == nullptr) || prm.kind == PoolKind::kAverage)) {
         const simd::Pool2dShape s = pool2d_shape(prm, w);
         if (simd::pool2d_supports(s)) {
           HostThreads threads(ctx.host());
@@ -271,7 +272,7 @@ class PoolKernel final : public Kernel {
     T* y = Y->mut<T>();
     const PoolParams& prm = prm_;
     if constexpr (std::is_same_v<T, float>) {
-      if (prm.kind == Kind::kGlobalAverage) {
+      if (prm.kind == PoolKind::kGlobalAverage) {
         const simd::Isa isa = kernel_isa();
         const float inv = 1.0f / static_cast<float>(n);
         ctx.parallel_for(static_cast<size_t>(planes), grain_for(static_cast<size_t>(n)),
@@ -292,13 +293,13 @@ class PoolKernel final : public Kernel {
   WindowAttrs attrs_;
 };
 
-Kind kind_of(const char* op) {
-  if (std::strcmp(op, "MaxPool") == 0) return Kind::kMax;
-  if (std::strcmp(op, "AveragePool") == 0) return Kind::kAverage;
-  if (std::strcmp(op, "LpPool") == 0) return Kind::kLp;
-  if (std::strcmp(op, "GlobalMaxPool") == 0) return Kind::kGlobalMax;
-  if (std::strcmp(op, "GlobalLpPool") == 0) return Kind::kGlobalLp;
-  return Kind::kGlobalAverage;
+PoolKind pool_kind_of(const char* op) {
+  if (std::strcmp(op, "MaxPool") == 0) return PoolKind::kMax;
+  if (std::strcmp(op, "AveragePool") == 0) return PoolKind::kAverage;
+  if (std::strcmp(op, "LpPool") == 0) return PoolKind::kLp;
+  if (std::strcmp(op, "GlobalMaxPool") == 0) return PoolKind::kGlobalMax;
+  if (std::strcmp(op, "GlobalLpPool") == 0) return PoolKind::kGlobalLp;
+  return PoolKind::kGlobalAverage;
 }
 
 // LpPool's p is an int from opset 2 (a float in the retired opset-1 version).
@@ -312,13 +313,13 @@ double lp_exponent(const infer_node_view& n) {
 
 Status pool_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 1));
-  const Kind kind = kind_of(node.op_type);
+  const PoolKind kind = pool_kind_of(node.op_type);
   const infer_value_view* x = node_input(node, 0);
-  const bool maxlike = kind == Kind::kMax || kind == Kind::kGlobalMax;
+  const bool maxlike = kind == PoolKind::kMax || kind == PoolKind::kGlobalMax;
   CPU_RETURN_IF_ERROR(check_dtype(node, x, maxlike ? kMaxTypes : kAvgTypes, "input 0"));
   if (x->rank >= 0 && x->rank < 3)
     return unsupported(node.op_type, " input rank ", x->rank, " < 3");
-  if (kind == Kind::kLp || kind == Kind::kGlobalLp) {
+  if (kind == PoolKind::kLp || kind == PoolKind::kGlobalLp) {
     const double p = lp_exponent(node);
     if (!(p > 0)) return unsupported(node.op_type, " p must be > 0, got ", p);
   }
@@ -329,7 +330,7 @@ Status pool_check(const infer_node_view& node) {
   if (x->rank >= 0 && x->rank - 2 != static_cast<int64_t>(a.kernel_shape.size()))
     return unsupported(node.op_type, " kernel_shape has ", a.kernel_shape.size(),
                        " values for input rank ", x->rank);
-  if (kind == Kind::kMax) {
+  if (kind == PoolKind::kMax) {
     const int64_t order = attr_i(node, "storage_order", 0);
     if (order != 0 && order != 1)
       return unsupported("MaxPool storage_order must be 0 or 1, got ", order);
@@ -340,7 +341,7 @@ Status pool_check(const infer_node_view& node) {
 Result<KernelPtr> pool_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
   PoolParams prm;
-  prm.kind = kind_of(n.op_type);
+  prm.kind = pool_kind_of(n.op_type);
   prm.count_include_pad = attr_i(n, "count_include_pad", 0) != 0;
   prm.column_major = attr_i(n, "storage_order", 0) == 1;
   prm.p = lp_exponent(n);

@@ -29,33 +29,33 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
 struct KindName {
   const char* op;
-  Kind kind;
+  ReduceKind kind;
 };
 constexpr KindName kKinds[] = {
-    {"ReduceSum", Kind::kSum},
-    {"ReduceMean", Kind::kMean},
-    {"ReduceMax", Kind::kMax},
-    {"ReduceMin", Kind::kMin},
-    {"ReduceProd", Kind::kProd},
-    {"ReduceL1", Kind::kL1},
-    {"ReduceL2", Kind::kL2},
-    {"ReduceLogSum", Kind::kLogSum},
-    {"ReduceLogSumExp", Kind::kLogSumExp},
-    {"ReduceSumSquare", Kind::kSumSquare},
+    {"ReduceSum", ReduceKind::kSum},
+    {"ReduceMean", ReduceKind::kMean},
+    {"ReduceMax", ReduceKind::kMax},
+    {"ReduceMin", ReduceKind::kMin},
+    {"ReduceProd", ReduceKind::kProd},
+    {"ReduceL1", ReduceKind::kL1},
+    {"ReduceL2", ReduceKind::kL2},
+    {"ReduceLogSum", ReduceKind::kLogSum},
+    {"ReduceLogSumExp", ReduceKind::kLogSumExp},
+    {"ReduceSumSquare", ReduceKind::kSumSquare},
 };
 
-Kind kind_of(const char* op) {
+ReduceKind reduce_kind_of(const char* op) {
   for (const KindName& k : kKinds)
     if (std::strcmp(k.op, op) == 0) return k.kind;
-  return Kind::kSum;
+  return ReduceKind::kSum;
 }
 
 // The opset from which axes are an input rather than an attribute.
-int64_t axes_input_opset(Kind k) { return k == Kind::kSum ? 13 : 18; }
+int64_t axes_input_opset(ReduceKind k) { return k == ReduceKind::kSum ? 13 : 18; }
 
 struct Runs {
   Dims kept_sizes, kept_strides, red_sizes, red_strides;
@@ -100,24 +100,25 @@ T saturate_int(double v) {
 }
 
 template <typename T>
-T from_double(double v) {
+T reduce_from_double(double v) {
   if constexpr (is_float_v<T>)
     return from_compute<T>(static_cast<compute_t<T>>(v));
   else
     return saturate_int<T>(v);
 }
 
-template <typename T, Kind K>
+template <typename T, ReduceKind K>
 T reduce_one(const T* x, int64_t base, const Runs& r) {
   using C = compute_t<T>;
   constexpr bool kFloat = is_float_v<T>;
-  if constexpr (K == Kind::kMax || K == Kind::kMin) {
+  if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
     C acc;
     if constexpr (kFloat)
-      acc = K == Kind::kMax ? -std::numeric_limits<C>::infinity()
-                            : std::numeric_limits<C>::infinity();
+      acc = K == ReduceKind::kMax ? -std::numeric_limits<C>::infinity()
+                                  : std::numeric_limits<C>::infinity();
     else
-      acc = K == Kind::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+      acc =
+          K == ReduceKind::kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
     visit(x, base, r, [&](T raw) {
       const C v = to_compute(raw);
       if constexpr (kFloat) {
@@ -126,51 +127,51 @@ T reduce_one(const T* x, int64_t base, const Runs& r) {
           return;
         }
       }
-      if (K == Kind::kMax ? v > acc : v < acc) acc = v;
+      if (K == ReduceKind::kMax ? v > acc : v < acc) acc = v;
     });
     return from_compute<T>(acc);
-  } else if constexpr (K == Kind::kLogSumExp) {
+  } else if constexpr (K == ReduceKind::kLogSumExp) {
     double mx = -INFINITY;
     visit(x, base, r, [&](T raw) { mx = std::fmax(mx, static_cast<double>(to_compute(raw))); });
-    if (std::isinf(mx)) return from_double<T>(mx);  // empty, all -inf, or some +inf
+    if (std::isinf(mx)) return reduce_from_double<T>(mx);  // empty, all -inf, or some +inf
     double sum = 0;
     visit(x, base, r, [&](T raw) { sum += std::exp(static_cast<double>(to_compute(raw)) - mx); });
-    return from_double<T>(mx + std::log(sum));
-  } else if constexpr (kFloat || K == Kind::kL2 || K == Kind::kLogSum) {
-    double acc = K == Kind::kProd ? 1.0 : 0.0;
+    return reduce_from_double<T>(mx + std::log(sum));
+  } else if constexpr (kFloat || K == ReduceKind::kL2 || K == ReduceKind::kLogSum) {
+    double acc = K == ReduceKind::kProd ? 1.0 : 0.0;
     visit(x, base, r, [&](T raw) {
       const double v = static_cast<double>(to_compute(raw));
-      if constexpr (K == Kind::kProd)
+      if constexpr (K == ReduceKind::kProd)
         acc *= v;
-      else if constexpr (K == Kind::kL1)
+      else if constexpr (K == ReduceKind::kL1)
         acc += std::fabs(v);
-      else if constexpr (K == Kind::kL2 || K == Kind::kSumSquare)
+      else if constexpr (K == ReduceKind::kL2 || K == ReduceKind::kSumSquare)
         acc += v * v;
       else
         acc += v;
     });
-    if constexpr (K == Kind::kMean) acc /= static_cast<double>(r.red_count);
-    if constexpr (K == Kind::kL2) acc = std::sqrt(acc);
-    if constexpr (K == Kind::kLogSum) acc = std::log(acc);
-    return from_double<T>(acc);
+    if constexpr (K == ReduceKind::kMean) acc /= static_cast<double>(r.red_count);
+    if constexpr (K == ReduceKind::kL2) acc = std::sqrt(acc);
+    if constexpr (K == ReduceKind::kLogSum) acc = std::log(acc);
+    return reduce_from_double<T>(acc);
   } else {
     // Integers: wrap-around arithmetic in the unsigned 64-bit type, truncated on store.
     using U = uint64_t;
-    U acc = K == Kind::kProd ? 1 : 0;
+    U acc = K == ReduceKind::kProd ? 1 : 0;
     visit(x, base, r, [&](T raw) {
       U v = static_cast<U>(static_cast<std::conditional_t<std::is_signed_v<T>, int64_t, U>>(raw));
-      if constexpr (K == Kind::kL1) {
+      if constexpr (K == ReduceKind::kL1) {
         if constexpr (std::is_signed_v<T>)
           if (raw < 0) v = U(0) - v;
       }
-      if constexpr (K == Kind::kProd)
+      if constexpr (K == ReduceKind::kProd)
         acc *= v;
-      else if constexpr (K == Kind::kSumSquare)
+      else if constexpr (K == ReduceKind::kSumSquare)
         acc += v * v;
       else
         acc += v;
     });
-    if constexpr (K == Kind::kMean) {
+    if constexpr (K == ReduceKind::kMean) {
       if (r.red_count == 0) return T(0);
       if constexpr (std::is_signed_v<T>)
         return static_cast<T>(static_cast<int64_t>(acc) / r.red_count);
@@ -181,7 +182,7 @@ T reduce_one(const T* x, int64_t base, const Runs& r) {
   }
 }
 
-template <typename T, Kind K>
+template <typename T, ReduceKind K>
 void reduce_range(const T* x, const Runs& r, T* y, int64_t o0, int64_t o1) {
   const size_t nk = r.kept_sizes.size();
   for (int64_t o = o0; o < o1; ++o) {
@@ -198,35 +199,36 @@ template <typename T>
 using RangeFn = void (*)(const T*, const Runs&, T*, int64_t, int64_t);
 
 template <typename T>
-RangeFn<T> range_fn(Kind k) {
+RangeFn<T> range_fn(ReduceKind k) {
   switch (k) {
-    case Kind::kSum:
-      return &reduce_range<T, Kind::kSum>;
-    case Kind::kMean:
-      return &reduce_range<T, Kind::kMean>;
-    case Kind::kMax:
-      return &reduce_range<T, Kind::kMax>;
-    case Kind::kMin:
-      return &reduce_range<T, Kind::kMin>;
-    case Kind::kProd:
-      return &reduce_range<T, Kind::kProd>;
-    case Kind::kL1:
-      return &reduce_range<T, Kind::kL1>;
-    case Kind::kL2:
-      return &reduce_range<T, Kind::kL2>;
-    case Kind::kLogSum:
-      return &reduce_range<T, Kind::kLogSum>;
-    case Kind::kLogSumExp:
-      return &reduce_range<T, Kind::kLogSumExp>;
-    case Kind::kSumSquare:
-      return &reduce_range<T, Kind::kSumSquare>;
+    case ReduceKind::kSum:
+      return &reduce_range<T, ReduceKind::kSum>;
+    case ReduceKind::kMean:
+      return &reduce_range<T, ReduceKind::kMean>;
+    case ReduceKind::kMax:
+      return &reduce_range<T, ReduceKind::kMax>;
+    case ReduceKind::kMin:
+      return &reduce_range<T, ReduceKind::kMin>;
+    case ReduceKind::kProd:
+      return &reduce_range<T, ReduceKind::kProd>;
+    case ReduceKind::kL1:
+      return &reduce_range<T, ReduceKind::kL1>;
+    case ReduceKind::kL2:
+      return &reduce_range<T, ReduceKind::kL2>;
+    case ReduceKind::kLogSum:
+      return &reduce_range<T, ReduceKind::kLogSum>;
+    case ReduceKind::kLogSumExp:
+      return &reduce_range<T, ReduceKind::kLogSumExp>;
+    case ReduceKind::kSumSquare:
+      return &reduce_range<T, ReduceKind::kSumSquare>;
   }
   return nullptr;
 }
 
 class ReduceKernel final : public Kernel {
  public:
-  ReduceKernel(Kind kind, bool axes_from_input, Dims axes_attr, bool keepdims, bool noop_empty)
+  ReduceKernel(ReduceKind kind, bool axes_from_input, Dims axes_attr, bool keepdims,
+               bool noop_empty)
       : kind_(kind),
         axes_from_input_(axes_from_input),
         axes_attr_(std::move(axes_attr)),
@@ -273,15 +275,17 @@ class ReduceKernel final : public Kernel {
       if (reduced[d]) r.red_count *= X.dims[d];
     }
     if (r.red_sizes.size() > 32) return internal("too many reduced runs");
-    if (X.dtype == INFER_DTYPE_FLOAT32 && (kind_ == Kind::kSum || kind_ == Kind::kMean) &&
-        r.red_sizes.size() == 1 && r.red_strides[0] == 1 && r.red_count > 0) {
+    if (X.dtype == INFER_DTYPE_FLOAT32 &&
+        (kind_ == ReduceKind::kSum || kind_ == ReduceKind::kMean) && r.red_sizes.size() == 1 &&
+        r.red_strides[0] == 1 && r.red_count > 0) {
       // One reduced run with stride 1: the trailing dims, each output a contiguous row.
       CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, out_dims));
       const float* x = X.as<float>();
       float* y = Y->mut<float>();
       const size_t n = static_cast<size_t>(r.red_count);
-      const float scale = kind_ == Kind::kMean ? 1.0f / static_cast<float>(r.red_count) : 1.0f;
-      const bool mean = kind_ == Kind::kMean;
+      const float scale =
+          kind_ == ReduceKind::kMean ? 1.0f / static_cast<float>(r.red_count) : 1.0f;
+      const bool mean = kind_ == ReduceKind::kMean;
       const simd::Isa isa = kernel_isa();
       ctx.parallel_for(static_cast<size_t>(Y->numel()), grain_for(n), [&](size_t b, size_t e) {
         for (size_t o = b; o < e; ++o) {
@@ -313,7 +317,7 @@ class ReduceKernel final : public Kernel {
     return Status::ok();
   }
 
-  Kind kind_;
+  ReduceKind kind_;
   bool axes_from_input_;
   Dims axes_attr_;
   bool keepdims_, noop_empty_;
@@ -322,7 +326,7 @@ class ReduceKernel final : public Kernel {
 }  // namespace
 
 Status reduce_check(const infer_node_view& node) {
-  const Kind k = kind_of(node.op_type);
+  const ReduceKind k = reduce_kind_of(node.op_type);
   const bool from_input = node.opset >= axes_input_opset(k);
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, from_input ? 2 : 1));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), dtypes::kAllNum, "the data"));
@@ -332,7 +336,7 @@ Status reduce_check(const infer_node_view& node) {
 
 Result<KernelPtr> reduce_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
-  const Kind k = kind_of(n.op_type);
+  const ReduceKind k = reduce_kind_of(n.op_type);
   const bool from_input = n.opset >= axes_input_opset(k);
   return KernelPtr(new ReduceKernel(k, from_input, from_input ? Dims{} : attr_ints(n, "axes"),
                                     attr_i(n, "keepdims", 1) != 0,

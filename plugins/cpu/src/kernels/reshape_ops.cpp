@@ -12,14 +12,14 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Kind { kReshape, kFlatten, kSqueeze, kUnsqueeze, kIdentity };
+enum class ReshapeKind { kReshape, kFlatten, kSqueeze, kUnsqueeze, kIdentity };
 
-Kind kind_of(const char* op) {
-  if (std::strcmp(op, "Reshape") == 0) return Kind::kReshape;
-  if (std::strcmp(op, "Flatten") == 0) return Kind::kFlatten;
-  if (std::strcmp(op, "Squeeze") == 0) return Kind::kSqueeze;
-  if (std::strcmp(op, "Unsqueeze") == 0) return Kind::kUnsqueeze;
-  return Kind::kIdentity;
+ReshapeKind reshape_kind_of(const char* op) {
+  if (std::strcmp(op, "Reshape") == 0) return ReshapeKind::kReshape;
+  if (std::strcmp(op, "Flatten") == 0) return ReshapeKind::kFlatten;
+  if (std::strcmp(op, "Squeeze") == 0) return ReshapeKind::kSqueeze;
+  if (std::strcmp(op, "Unsqueeze") == 0) return ReshapeKind::kUnsqueeze;
+  return ReshapeKind::kIdentity;
 }
 
 Result<Dims> reshape_dims(const Dims& in, const std::vector<int64_t>& shape, bool allowzero) {
@@ -56,7 +56,7 @@ Result<Dims> reshape_dims(const Dims& in, const std::vector<int64_t>& shape, boo
 
 class ReshapeLikeKernel final : public Kernel {
  public:
-  ReshapeLikeKernel(Kind kind, int64_t opset, int64_t axis, Dims axes, bool allowzero)
+  ReshapeLikeKernel(ReshapeKind kind, int64_t opset, int64_t axis, Dims axes, bool allowzero)
       : kind_(kind), opset_(opset), axis_(axis), axes_(std::move(axes)), allowzero_(allowzero) {}
 
   Status run(KernelContext& ctx) const override {
@@ -79,14 +79,14 @@ class ReshapeLikeKernel final : public Kernel {
   Result<Dims> output_dims(const KernelContext& ctx, const Tensor& X) const {
     const int64_t rank = static_cast<int64_t>(X.rank());
     switch (kind_) {
-      case Kind::kReshape: {
+      case ReshapeKind::kReshape: {
         // Before opset 5 the shape is an attribute (kept in axes_).
         if (opset_ < 5) return reshape_dims(X.dims, axes_, false);
         if (ctx.input(1) == nullptr) return invalid("the shape input is required");
         CPU_ASSIGN_OR_RETURN(std::vector<int64_t> shape, read_int_list(*ctx.input(1), "shape"));
         return reshape_dims(X.dims, shape, allowzero_);
       }
-      case Kind::kFlatten: {
+      case ReshapeKind::kFlatten: {
         if (axis_ < -rank || axis_ > rank)
           return invalid("axis ", axis_, " is out of range for rank ", rank);
         const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
@@ -94,7 +94,7 @@ class ReshapeLikeKernel final : public Kernel {
         for (int64_t d = 0; d < rank; ++d) (d < axis ? a : b) *= X.dims[d];
         return Dims{a, b};
       }
-      case Kind::kSqueeze: {
+      case ReshapeKind::kSqueeze: {
         CPU_ASSIGN_OR_RETURN(Dims axes, axes_from(ctx));
         std::vector<char> drop(static_cast<size_t>(rank), 0);
         if (axes.empty()) {
@@ -112,7 +112,7 @@ class ReshapeLikeKernel final : public Kernel {
           if (!drop[d]) out.push_back(X.dims[d]);
         return out;
       }
-      case Kind::kUnsqueeze: {
+      case ReshapeKind::kUnsqueeze: {
         CPU_ASSIGN_OR_RETURN(Dims axes, axes_from(ctx));
         const int64_t out_rank = rank + static_cast<int64_t>(axes.size());
         std::vector<char> inserted(static_cast<size_t>(out_rank), 0);
@@ -126,13 +126,13 @@ class ReshapeLikeKernel final : public Kernel {
         for (int64_t d = 0; d < out_rank; ++d) out.push_back(inserted[d] ? 1 : X.dims[next++]);
         return out;
       }
-      case Kind::kIdentity:
+      case ReshapeKind::kIdentity:
         return X.dims;
     }
     return internal("bad kind");
   }
 
-  Kind kind_;
+  ReshapeKind kind_;
   int64_t opset_;
   int64_t axis_;
   Dims axes_;
@@ -141,8 +141,8 @@ class ReshapeLikeKernel final : public Kernel {
 
 Result<KernelPtr> create_kind(const KernelInit& init) {
   const infer_node_view& n = *init.node;
-  const Kind k = kind_of(n.op_type);
-  const char* list_attr = k == Kind::kReshape ? "shape" : "axes";
+  const ReshapeKind k = reshape_kind_of(n.op_type);
+  const char* list_attr = k == ReshapeKind::kReshape ? "shape" : "axes";
   return KernelPtr(new ReshapeLikeKernel(k, n.opset, attr_i(n, "axis", 1), attr_ints(n, list_attr),
                                          attr_i(n, "allowzero", 0) != 0));
 }
@@ -165,7 +165,7 @@ Status flatten_check(const infer_node_view& node) { return check_input_count(nod
 Result<KernelPtr> flatten_create(const KernelInit& init) { return create_kind(init); }
 
 Status squeeze_check(const infer_node_view& node) {
-  const bool unsqueeze = kind_of(node.op_type) == Kind::kUnsqueeze;
+  const bool unsqueeze = reshape_kind_of(node.op_type) == ReshapeKind::kUnsqueeze;
   if (node.opset >= 13) {
     CPU_RETURN_IF_ERROR(check_input_count(node, unsqueeze ? 2 : 1, 2));
     return check_dtype(node, node_input(node, 1), dtypes::kI64, "axes");

@@ -11,7 +11,7 @@ namespace {
 
 using namespace rnn;  // NOLINT: the cell code reads better with short names
 
-constexpr std::initializer_list<const char*> kDefaults = {"Sigmoid", "Tanh"};
+constexpr std::initializer_list<const char*> kGruDefaults = {"Sigmoid", "Tanh"};
 
 class GruKernel final : public RnnKernelBase<GruKernel> {
  public:
@@ -27,8 +27,8 @@ class GruKernel final : public RnnKernelBase<GruKernel> {
     // product when linear_before_reset is set).
     const std::vector<C> xw = input_projection(ctx.host(), in, d, 2);
     const C* rbh = in.rb.data() + d * gh + 2 * H;
-    const Activation& f = a_.activations[static_cast<size_t>(d * 2)];
-    const Activation& g = a_.activations[static_cast<size_t>(d * 2 + 1)];
+    const rnn::Activation& f = a_.activations[static_cast<size_t>(d * 2)];
+    const rnn::Activation& g = a_.activations[static_cast<size_t>(d * 2 + 1)];
     const C* rt = in.rt.data() + d * H * gh;
     std::vector<C> ht(in.h0.begin() + d * s.batch * H, in.h0.begin() + (d + 1) * s.batch * H);
     std::vector<C> gates(static_cast<size_t>(s.batch * gh), C(0));
@@ -99,10 +99,10 @@ class GruKernel final : public RnnKernelBase<GruKernel> {
 
 }  // namespace
 
-Status rnn_gru_check(const infer_node_view& node) { return check_rnn_node(node, kDefaults, 6); }
+Status rnn_gru_check(const infer_node_view& node) { return check_rnn_node(node, kGruDefaults, 6); }
 
 Result<KernelPtr> rnn_gru_create(const KernelInit& init) {
-  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kDefaults));
+  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kGruDefaults));
   return KernelPtr(new GruKernel(std::move(a)));
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 using namespace rnn;  // NOLINT: the cell code reads better with short names
 
-constexpr std::initializer_list<const char*> kDefaults = {"Sigmoid", "Tanh", "Tanh"};
+constexpr std::initializer_list<const char*> kLstmDefaults = {"Sigmoid", "Tanh", "Tanh"};
 
 class LstmKernel final : public RnnKernelBase<LstmKernel> {
  public:
@@ -22,9 +22,9 @@ class LstmKernel final : public RnnKernelBase<LstmKernel> {
     const RnnShape& s = in.s;
     const int64_t H = s.hidden, gh = s.gh();
     const std::vector<C> xw = input_projection(ctx.host(), in, d, 4);
-    const Activation& f = a_.activations[static_cast<size_t>(d * 3)];
-    const Activation& g = a_.activations[static_cast<size_t>(d * 3 + 1)];
-    const Activation& h = a_.activations[static_cast<size_t>(d * 3 + 2)];
+    const rnn::Activation& f = a_.activations[static_cast<size_t>(d * 3)];
+    const rnn::Activation& g = a_.activations[static_cast<size_t>(d * 3 + 1)];
+    const rnn::Activation& h = a_.activations[static_cast<size_t>(d * 3 + 2)];
     const C* p = in.p.empty() ? nullptr : in.p.data() + d * 3 * H;
     const C* rt = in.rt.data() + d * H * gh;
     // The running states, [batch, hidden].
@@ -87,10 +87,12 @@ class LstmKernel final : public RnnKernelBase<LstmKernel> {
 
 }  // namespace
 
-Status rnn_lstm_check(const infer_node_view& node) { return check_rnn_node(node, kDefaults, 8); }
+Status rnn_lstm_check(const infer_node_view& node) {
+  return check_rnn_node(node, kLstmDefaults, 8);
+}
 
 Result<KernelPtr> rnn_lstm_create(const KernelInit& init) {
-  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kDefaults));
+  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kLstmDefaults));
   return KernelPtr(new LstmKernel(std::move(a)));
 }
 

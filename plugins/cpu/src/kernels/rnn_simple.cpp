@@ -7,7 +7,7 @@ namespace {
 
 using namespace rnn;  // NOLINT: the cell code reads better with short names
 
-constexpr std::initializer_list<const char*> kDefaults = {"Tanh"};
+constexpr std::initializer_list<const char*> kRnnDefaults = {"Tanh"};
 
 class SimpleRnnKernel final : public RnnKernelBase<SimpleRnnKernel> {
  public:
@@ -20,7 +20,7 @@ class SimpleRnnKernel final : public RnnKernelBase<SimpleRnnKernel> {
     const RnnShape& s = in.s;
     const int64_t H = s.hidden;
     const std::vector<C> xw = input_projection(ctx.host(), in, d, 1);
-    const Activation& f = a_.activations[static_cast<size_t>(d)];
+    const rnn::Activation& f = a_.activations[static_cast<size_t>(d)];
     const C* rt = in.rt.data() + d * H * H;
     std::vector<C> ht(in.h0.begin() + d * s.batch * H, in.h0.begin() + (d + 1) * s.batch * H);
     std::vector<C> gates(static_cast<size_t>(s.batch * H), C(0));
@@ -55,10 +55,12 @@ class SimpleRnnKernel final : public RnnKernelBase<SimpleRnnKernel> {
 
 }  // namespace
 
-Status rnn_simple_check(const infer_node_view& node) { return check_rnn_node(node, kDefaults, 6); }
+Status rnn_simple_check(const infer_node_view& node) {
+  return check_rnn_node(node, kRnnDefaults, 6);
+}
 
 Result<KernelPtr> rnn_simple_create(const KernelInit& init) {
-  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kDefaults));
+  CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kRnnDefaults));
   return KernelPtr(new SimpleRnnKernel(std::move(a)));
 }
 

@@ -17,7 +17,7 @@ namespace infer::cpu::kernels {
 namespace {
 
 using cd = std::complex<double>;
-constexpr uint32_t kTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
+constexpr uint32_t kDftTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
 
 // A transform of one length, reusable across the signals of one run.
 class Transform {
@@ -122,8 +122,8 @@ class DftKernel final : public Kernel {
     for (int64_t d = axis + 1; d < rank - 1; ++d) inner *= X.dims[d];
     const int64_t cin = X.dims[rank - 1];
     const Transform tr(L, inverse_);
-    return dispatch(X.dtype, kTypes, "DFT input", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (in_mask<T>(kTypes)) {
+    return dispatch(X.dtype, kDftTypes, "DFT input", [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (in_mask<T>(kDftTypes)) {
         const T* x = X.as<T>();
         T* y = Y->mut<T>();
         ctx.parallel_for(static_cast<size_t>(outer * inner),
@@ -193,8 +193,8 @@ class StftKernel final : public Kernel {
     if (Y->numel() == 0) return Status::ok();
     const int64_t cin = X.dims[2];
     const Transform tr(L, false);
-    return dispatch(X.dtype, kTypes, "STFT signal", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (in_mask<T>(kTypes)) {
+    return dispatch(X.dtype, kDftTypes, "STFT signal", [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (in_mask<T>(kDftTypes)) {
         const T* x = X.as<T>();
         T* y = Y->mut<T>();
         ctx.parallel_for(static_cast<size_t>(batch * frames),
@@ -232,7 +232,7 @@ class StftKernel final : public Kernel {
 
 Status dft_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 1, 2));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kTypes, "input"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kDftTypes, "input"));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), dtypes::kInts, "dft_length"));
   if (attr_i(node, "onesided", 0) != 0 && attr_i(node, "inverse", 0) != 0)
     return unsupported("DFT onesided=1 with inverse=1 is not supported");
@@ -247,9 +247,9 @@ Result<KernelPtr> dft_create(const KernelInit& init) {
 
 Status stft_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 4));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kTypes, "signal"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kDftTypes, "signal"));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), dtypes::kInts, "frame_step"));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 2), kTypes, "window"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 2), kDftTypes, "window"));
   return check_dtype(node, node_input(node, 3), dtypes::kInts, "frame_length");
 }
 

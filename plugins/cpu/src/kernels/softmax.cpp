@@ -21,11 +21,10 @@
 namespace infer::cpu::kernels {
 namespace {
 
-using Mode = SoftmaxMode;
-
 class SoftmaxKernel final : public Kernel {
  public:
-  SoftmaxKernel(Mode mode, bool legacy, int64_t axis) : mode_(mode), legacy_(legacy), axis_(axis) {}
+  SoftmaxKernel(SoftmaxMode mode, bool legacy, int64_t axis)
+      : mode_(mode), legacy_(legacy), axis_(axis) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor& X = *ctx.input(0);
@@ -45,12 +44,12 @@ class SoftmaxKernel final : public Kernel {
     }
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, X.dims));
     if (Y->numel() == 0) return Status::ok();
-    const Mode mode = mode_;
-    if (X.dtype == INFER_DTYPE_FLOAT32 && inner == 1 && mode != Mode::kHardmax) {
+    const SoftmaxMode mode = mode_;
+    if (X.dtype == INFER_DTYPE_FLOAT32 && inner == 1 && mode != SoftmaxMode::kHardmax) {
       HostThreads threads(ctx.host());
       simd::softmax_rows(kernel_isa(), threads, X.as<float>(), Y->mut<float>(),
                          static_cast<size_t>(outer), static_cast<size_t>(n),
-                         mode == Mode::kLogSoftmax);
+                         mode == SoftmaxMode::kLogSoftmax);
       return Status::ok();
     }
     return dispatch_float(X.dtype, "input", [&]<typename T>(Tag<T>) -> Status {
@@ -70,7 +69,7 @@ class SoftmaxKernel final : public Kernel {
   }
 
  private:
-  Mode mode_;
+  SoftmaxMode mode_;
   bool legacy_;
   int64_t axis_;
 };
@@ -85,9 +84,9 @@ Status softmax_check(const infer_node_view& node) {
 Result<KernelPtr> softmax_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
   const bool legacy = n.opset < 13;
-  const Mode mode = std::strcmp(n.op_type, "LogSoftmax") == 0 ? Mode::kLogSoftmax
-                    : std::strcmp(n.op_type, "Hardmax") == 0  ? Mode::kHardmax
-                                                              : Mode::kSoftmax;
+  const SoftmaxMode mode = std::strcmp(n.op_type, "LogSoftmax") == 0 ? SoftmaxMode::kLogSoftmax
+                           : std::strcmp(n.op_type, "Hardmax") == 0  ? SoftmaxMode::kHardmax
+                                                                     : SoftmaxMode::kSoftmax;
   return KernelPtr(new SoftmaxKernel(mode, legacy, attr_i(n, "axis", legacy ? 1 : -1)));
 }
 

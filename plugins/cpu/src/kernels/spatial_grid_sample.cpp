@@ -20,7 +20,7 @@ namespace {
 enum class Interp { kBilinear, kNearest, kBicubic };
 enum class Padding { kZeros, kBorder, kReflection };
 
-constexpr uint32_t kTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
+constexpr uint32_t kGridSampleTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
 
 struct GridParams {
   Interp mode = Interp::kBilinear;
@@ -118,27 +118,29 @@ class GridSampleKernel final : public Kernel {
     const int64_t Ho = G.dims[1], Wo = G.dims[2];
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, {N, C, Ho, Wo}));
     if (Y->numel() == 0) return Status::ok();
-    return dispatch(X.dtype, kTypes, "GridSample input", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (in_mask<T>(kTypes)) {
-        const T* x = X.as<T>();
-        const T* g = G.as<T>();
-        T* y = Y->mut<T>();
-        const GridParams& p = p_;
-        ctx.parallel_for(static_cast<size_t>(N * C), grain_for(static_cast<size_t>(Ho * Wo * 16)),
-                         [&](size_t r0, size_t r1) {
-                           for (size_t r = r0; r < r1; ++r) {
-                             const int64_t n = static_cast<int64_t>(r) / C;
-                             const T* plane = x + static_cast<int64_t>(r) * H * W;
-                             const T* gn = g + n * Ho * Wo * 2;
-                             T* yp = y + static_cast<int64_t>(r) * Ho * Wo;
-                             for (int64_t i = 0; i < Ho * Wo; ++i)
-                               yp[i] = from_double<T>(sample(p, plane, H, W, to_double(gn[2 * i]),
-                                                             to_double(gn[2 * i + 1])));
-                           }
-                         });
-      }
-      return Status::ok();
-    });
+    return dispatch(
+        X.dtype, kGridSampleTypes, "GridSample input", [&]<typename T>(Tag<T>) -> Status {
+          if constexpr (in_mask<T>(kGridSampleTypes)) {
+            const T* x = X.as<T>();
+            const T* g = G.as<T>();
+            T* y = Y->mut<T>();
+            const GridParams& p = p_;
+            ctx.parallel_for(
+                static_cast<size_t>(N * C), grain_for(static_cast<size_t>(Ho * Wo * 16)),
+                [&](size_t r0, size_t r1) {
+                  for (size_t r = r0; r < r1; ++r) {
+                    const int64_t n = static_cast<int64_t>(r) / C;
+                    const T* plane = x + static_cast<int64_t>(r) * H * W;
+                    const T* gn = g + n * Ho * Wo * 2;
+                    T* yp = y + static_cast<int64_t>(r) * Ho * Wo;
+                    for (int64_t i = 0; i < Ho * Wo; ++i)
+                      yp[i] = from_double<T>(
+                          sample(p, plane, H, W, to_double(gn[2 * i]), to_double(gn[2 * i + 1])));
+                  }
+                });
+          }
+          return Status::ok();
+        });
   }
 
  private:
@@ -165,8 +167,8 @@ Status parse(const infer_node_view& n, GridParams* p) {
 
 Status grid_sample_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 2));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kTypes, "X"));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), kTypes, "grid"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kGridSampleTypes, "X"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), kGridSampleTypes, "grid"));
   const infer_value_view* x = node_input(node, 0);
   if (x->rank >= 0 && x->rank != 4)
     return unsupported("GridSample supports 4-D inputs only, got rank ", x->rank);

@@ -29,7 +29,7 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Mode { kNearest, kLinear, kCubic };
+enum class ResizeMode { kNearest, kLinear, kCubic };
 enum class Coord {
   kHalfPixel,
   kHalfPixelSymmetric,
@@ -44,7 +44,7 @@ enum class Inputs { kAttrScales, kScalesInput, kFull };  // Upsample-7, Upsample
 enum class Aspect { kStretch, kNotLarger, kNotSmaller };
 
 struct ResizeParams {
-  Mode mode = Mode::kNearest;
+  ResizeMode mode = ResizeMode::kNearest;
   Coord coord = Coord::kHalfPixel;
   Nearest nearest = Nearest::kRoundPreferFloor;
   Inputs inputs = Inputs::kFull;
@@ -126,7 +126,7 @@ std::vector<Taps> dim_taps(const ResizeParams& p, double scale, int64_t in, int6
     // Coordinates further out than a few pixels read only edge values anyway; bounding
     // them keeps the integer conversions below defined for extreme scales.
     x = std::clamp(x, -4.0, static_cast<double>(in) + 4.0);
-    if (p.mode == Mode::kNearest) {
+    if (p.mode == ResizeMode::kNearest) {
       t.n = 1;
       t.idx[0] = clamp(nearest_index(p.nearest, x, scale));
       t.w[0] = 1;
@@ -135,7 +135,7 @@ std::vector<Taps> dim_taps(const ResizeParams& p, double scale, int64_t in, int6
     const double x0 = std::floor(x);
     const double r = x - x0;
     const int64_t i0 = static_cast<int64_t>(x0);
-    if (p.mode == Mode::kLinear) {
+    if (p.mode == ResizeMode::kLinear) {
       t.n = 2;
       t.idx[0] = clamp(i0);
       t.idx[1] = clamp(i0 + 1);
@@ -246,7 +246,7 @@ class ResizeKernel final : public Kernel {
     for (size_t d = 0; d < rank; ++d)
       taps[d] = dim_taps(p_, geo.scales[d], X.dims[d], out[d], geo.length_resized[d],
                          geo.roi_start[d], geo.roi_end[d]);
-    if (p_.mode == Mode::kNearest) return gather(ctx, X, Y, taps);
+    if (p_.mode == ResizeMode::kNearest) return gather(ctx, X, Y, taps);
     return dispatch(X.dtype, dtypes::kAllNum, "Resize input", [&]<typename T>(Tag<T>) -> Status {
       if constexpr (in_mask<T>(dtypes::kAllNum)) {
         return interpolate<T>(ctx, X, Y, taps);
@@ -448,9 +448,12 @@ bool parse_coord(const std::string& s, int64_t opset, Coord* c) {
 Status parse_params(const infer_node_view& n, ResizeParams* p) {
   const bool upsample = std::strcmp(n.op_type, "Upsample") == 0;
   const std::string mode = attr_s(n, "mode", "nearest");
-  if (mode == "nearest") p->mode = Mode::kNearest;
-  else if (mode == "linear" || (upsample && mode == "bilinear")) p->mode = Mode::kLinear;
-  else if (mode == "cubic" && !upsample && n.opset >= 11) p->mode = Mode::kCubic;
+  if (mode == "nearest")
+    p->mode = ResizeMode::kNearest;
+  else if (mode == "linear" || (upsample && mode == "bilinear"))
+    p->mode = ResizeMode::kLinear;
+  else if (mode == "cubic" && !upsample && n.opset >= 11)
+    p->mode = ResizeMode::kCubic;
   else return unsupported(n.op_type, " mode '", mode, "' not supported");
   if (upsample || n.opset < 11) {
     p->coord = Coord::kAsymmetric;
@@ -501,8 +504,8 @@ Status resize_check(const infer_node_view& node) {
   ResizeParams p;
   CPU_RETURN_IF_ERROR(parse_params(node, &p));
   const infer_value_view* x = node_input(node, 0);
-  CPU_RETURN_IF_ERROR(check_dtype(node, x, p.mode == Mode::kNearest ? dtypes::kAny : dtypes::kAllNum,
-                                  "input 0"));
+  CPU_RETURN_IF_ERROR(check_dtype(
+      node, x, p.mode == ResizeMode::kNearest ? dtypes::kAny : dtypes::kAllNum, "input 0"));
   const uint32_t floats = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
   if (p.inputs == Inputs::kScalesInput)
     return check_dtype(node, node_input(node, 1), floats, "scales");

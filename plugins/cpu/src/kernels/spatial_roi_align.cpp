@@ -17,7 +17,7 @@
 namespace infer::cpu::kernels {
 namespace {
 
-constexpr uint32_t kTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
+constexpr uint32_t kRoiAlignTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
 
 struct RoiParams {
   bool max_mode = false;
@@ -100,8 +100,8 @@ class RoiAlignKernel final : public Kernel {
     CPU_ASSIGN_OR_RETURN(Tensor * Y,
                          ctx.allocate_output(0, X.dtype, {nr, C, p_.out_h, p_.out_w}));
     if (Y->numel() == 0) return Status::ok();
-    return dispatch(X.dtype, kTypes, "RoiAlign input", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (in_mask<T>(kTypes)) {
+    return dispatch(X.dtype, kRoiAlignTypes, "RoiAlign input", [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (in_mask<T>(kRoiAlignTypes)) {
         const T* x = X.as<T>();
         const T* rois = R.as<T>();
         T* y = Y->mut<T>();
@@ -199,8 +199,8 @@ Status parse(const infer_node_view& n, RoiParams* p) {
 
 Status roi_align_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 3, 3));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kTypes, "X"));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), kTypes, "rois"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kRoiAlignTypes, "X"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), kRoiAlignTypes, "rois"));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 2), dtypes::kInts, "batch_indices"));
   RoiParams p;
   return parse(node, &p);

@@ -13,7 +13,7 @@
 namespace infer::cpu::kernels {
 namespace {
 
-constexpr uint32_t kTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
+constexpr uint32_t kUnpoolTypes = dtypes::kF32 | dtypes::kF64 | dtypes::kF16;
 
 class MaxUnpoolKernel final : public Kernel {
  public:
@@ -80,8 +80,8 @@ class MaxUnpoolKernel final : public Kernel {
       }
       return off;
     };
-    return dispatch(X.dtype, kTypes, "MaxUnpool input", [&]<typename T>(Tag<T>) -> Status {
-      if constexpr (in_mask<T>(kTypes)) {
+    return dispatch(X.dtype, kUnpoolTypes, "MaxUnpool input", [&]<typename T>(Tag<T>) -> Status {
+      if constexpr (in_mask<T>(kUnpoolTypes)) {
         const T* x = X.as<T>();
         T* y = Y->mut<T>();
         for (int64_t i = 0; i < n; ++i) y[place(idx[i])] = x[i];
@@ -98,7 +98,7 @@ class MaxUnpoolKernel final : public Kernel {
 
 Status max_unpool_check(const infer_node_view& node) {
   CPU_RETURN_IF_ERROR(check_input_count(node, 2, 3));
-  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kTypes, "X"));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 0), kUnpoolTypes, "X"));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), dtypes::kI64, "I"));
   CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 2), dtypes::kI64, "output_shape"));
   WindowAttrs a = read_window_attrs(node);

@@ -18,33 +18,33 @@
 namespace infer::cpu::kernels {
 namespace {
 
-enum class Mode { kConstant, kEdge, kReflect, kWrap };
+enum class PadMode { kConstant, kEdge, kReflect, kWrap };
 
-Result<Mode> parse_mode(const std::string& s, int64_t opset) {
-  if (s == "constant") return Mode::kConstant;
-  if (s == "edge") return Mode::kEdge;
-  if (s == "reflect") return Mode::kReflect;
-  if (s == "wrap" && opset >= 19) return Mode::kWrap;
+Result<PadMode> parse_mode(const std::string& s, int64_t opset) {
+  if (s == "constant") return PadMode::kConstant;
+  if (s == "edge") return PadMode::kEdge;
+  if (s == "reflect") return PadMode::kReflect;
+  if (s == "wrap" && opset >= 19) return PadMode::kWrap;
   return unsupported("Pad mode '", s, "' is not supported at opset ", opset);
 }
 
 // The input coordinate for output coordinate o along a dim of size n padded by `begin`,
 // or -1 when the constant value goes there.
-int64_t map_coord(Mode mode, int64_t o, int64_t begin, int64_t n) {
+int64_t map_coord(PadMode mode, int64_t o, int64_t begin, int64_t n) {
   const int64_t i = o - begin;
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case Mode::kConstant:
+    case PadMode::kConstant:
       return -1;
-    case Mode::kEdge:
+    case PadMode::kEdge:
       return i < 0 ? 0 : n - 1;
-    case Mode::kReflect: {
+    case PadMode::kReflect: {
       if (n == 1) return 0;
       const int64_t p = 2 * (n - 1);
       const int64_t m = ((i % p) + p) % p;
       return m < n ? m : p - m;
     }
-    case Mode::kWrap:
+    case PadMode::kWrap:
       return ((i % n) + n) % n;
   }
   return -1;
@@ -52,7 +52,7 @@ int64_t map_coord(Mode mode, int64_t o, int64_t begin, int64_t n) {
 
 class PadKernel final : public Kernel {
  public:
-  PadKernel(int64_t opset, Mode mode, Dims pads_attr, double value_attr)
+  PadKernel(int64_t opset, PadMode mode, Dims pads_attr, double value_attr)
       : opset_(opset), mode_(mode), pads_attr_(std::move(pads_attr)), value_attr_(value_attr) {}
 
   Status run(KernelContext& ctx) const override {
@@ -91,7 +91,7 @@ class PadKernel final : public Kernel {
       if (out[d] < 0)
         return invalid("pads ", dims_str(pads), " crop axis ", d, " of size ", X.dims[d],
                        " below zero");
-      if (mode_ != Mode::kConstant && X.dims[d] == 0 && out[d] > 0)
+      if (mode_ != PadMode::kConstant && X.dims[d] == 0 && out[d] > 0)
         return invalid("cannot pad the empty axis ", d, " in ", mode_name(), " mode");
     }
     std::vector<uint8_t> value;
@@ -144,13 +144,13 @@ class PadKernel final : public Kernel {
  private:
   const char* mode_name() const {
     switch (mode_) {
-      case Mode::kConstant:
+      case PadMode::kConstant:
         return "constant";
-      case Mode::kEdge:
+      case PadMode::kEdge:
         return "edge";
-      case Mode::kReflect:
+      case PadMode::kReflect:
         return "reflect";
-      case Mode::kWrap:
+      case PadMode::kWrap:
         return "wrap";
     }
     return "?";
@@ -184,7 +184,7 @@ class PadKernel final : public Kernel {
   }
 
   int64_t opset_;
-  Mode mode_;
+  PadMode mode_;
   Dims pads_attr_;
   double value_attr_;
 };
@@ -207,7 +207,7 @@ Status pad_check(const infer_node_view& node) {
 
 Result<KernelPtr> pad_create(const KernelInit& init) {
   const infer_node_view& n = *init.node;
-  CPU_ASSIGN_OR_RETURN(Mode mode, parse_mode(attr_s(n, "mode", "constant"), n.opset));
+  CPU_ASSIGN_OR_RETURN(PadMode mode, parse_mode(attr_s(n, "mode", "constant"), n.opset));
   Dims pads;
   if (n.opset < 11) pads = attr_ints(n, n.opset < 2 ? "paddings" : "pads");
   return KernelPtr(new PadKernel(n.opset, mode, std::move(pads), attr_f(n, "value", 0.0)));
