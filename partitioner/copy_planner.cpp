@@ -64,7 +64,7 @@ void copies_of_value(const ir::Graph& g, const GraphFacts& facts, ir::ValueId v,
   const ir::NodeId producer = facts.producers[v];
   const size_t src = producer == kNoNode ? kHost : backend_of[producer];
   const size_t first = out.size();
-  for (ir::NodeId reader : facts.readers[v]) {
+  for (ir::NodeId reader : facts.consumers[v]) {
     const size_t dst = backend_of[reader];
     if (dst == src) continue;
     if (src == kHost && backends[dst].host_addressable) continue;

@@ -9,9 +9,9 @@
 
 namespace infer::partitioner {
 
-// Direct inputs (omitted optional inputs skipped) followed by captured values, one list
-// per node, indexed by NodeId. Captured names that the graph does not define (they come
-// from an even further enclosing scope) are ignored.
+// Direct inputs (omitted optional inputs skipped) followed by captured values
+// (ir::Graph::implicit_inputs: read at any depth of the node's subgraphs), one list per
+// node, indexed by NodeId.
 std::vector<std::vector<ir::ValueId>> node_dependencies(const ir::Graph& graph);
 
 // The producing node of every value (kNoNode for graph inputs, constants and values no
@@ -24,10 +24,9 @@ std::vector<ir::NodeId> value_producers(const ir::Graph& graph);
 struct GraphFacts {
   std::vector<std::vector<ir::ValueId>> deps;      // per node: node_dependencies()
   std::vector<ir::NodeId> producers;               // per value: value_producers()
-  std::vector<std::vector<ir::NodeId>> consumers;  // per value: nodes depending on it, ascending
-  // Per value: nodes reading it as an explicit input (not through a subgraph capture),
-  // ascending: the reads that need the value copied to the reader's device.
-  std::vector<std::vector<ir::NodeId>> readers;
+  // Per value: nodes depending on it, ascending, a node whose subgraph captures it included
+  // (the body runs where its node runs, so the value must be copied there too).
+  std::vector<std::vector<ir::NodeId>> consumers;
   std::vector<bool> is_output;                     // per value: a graph output
   // Per node: the producers of what it depends on and the consumers of what it makes,
   // each once, ascending.

@@ -21,9 +21,11 @@ void fill_inputs_and_outputs(const ir::Graph& g, const GraphFacts& f,
   for (size_t p = 0; p < parts.size(); ++p) {
     Partition& part = parts[p];
     std::set<ir::ValueId> seen_inputs;
+    // Explicit inputs and subgraph captures alike: an If/Loop/Scan body runs where its
+    // node runs and reads its captures there.
     for (ir::NodeId id : part.nodes) {
-      for (ir::ValueId v : g.node(id).inputs) {
-        if (v == ir::kNoValue || g.value(v).is_constant()) continue;
+      for (ir::ValueId v : f.deps[id]) {
+        if (g.value(v).is_constant()) continue;
         const ir::NodeId producer = f.producers[v];
         const bool produced_here = producer != kNoNode && partition_of_node[producer] == p;
         if (!produced_here && seen_inputs.insert(v).second) part.inputs.push_back(v);

@@ -1,11 +1,12 @@
 // The graph's value and node tables and the links between them (see graph.hpp). The
 // ordering and checking algorithms live in graph_order.cpp.
+#include "ir/graph.hpp"
+
 #include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
-
-#include "ir/graph.hpp"
 
 namespace infer::ir {
 
@@ -58,21 +59,51 @@ void Graph::rebuild_links() {
       if (out != kNoValue && out < values_.size()) values_[out].producer = n;
 }
 
+std::vector<std::string> Graph::free_names() const {
+  std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
+  for (const Value& v : values_)
+    if (v.outer_scope && seen.insert(v.name).second) names.push_back(v.name);
+  for (const Node& node : nodes_) {
+    for (const Attribute& attr : node.attributes) {
+      for (const auto& sub : attr.graphs) {
+        if (!sub) continue;
+        for (std::string& name : sub->free_names()) {
+          // A name this graph defines is resolved here; one it only captures was listed
+          // above, and one it neither defines nor declares comes from further out.
+          if (seen.count(name) != 0 || find_value(name)) continue;
+          seen.insert(name);
+          names.push_back(std::move(name));
+        }
+      }
+    }
+  }
+  return names;
+}
+
 std::vector<ValueId> Graph::implicit_inputs(NodeId id) const {
   std::vector<ValueId> out;
   for (const Attribute& attr : nodes_.at(id).attributes) {
     for (const auto& sub : attr.graphs) {
       if (!sub) continue;
-      // The loader propagates a capture through every enclosing level, so the body's
-      // own outer-scope values name everything deeper bodies need from this graph.
-      for (const Value& v : sub->values_) {
-        if (!v.outer_scope) continue;
-        auto found = find_value(v.name);
+      for (const std::string& name : sub->free_names()) {
+        auto found = find_value(name);
         if (found && std::find(out.begin(), out.end(), *found) == out.end()) out.push_back(*found);
       }
     }
   }
   return out;
+}
+
+std::vector<std::vector<ValueId>> Graph::all_implicit_inputs() const {
+  std::vector<std::vector<ValueId>> result(nodes_.size());
+  for (NodeId n = 0; n < nodes_.size(); ++n) {
+    bool has_graph = false;
+    for (const Attribute& attr : nodes_[n].attributes)
+      has_graph = has_graph || !attr.graphs.empty();
+    if (has_graph) result[n] = implicit_inputs(n);
+  }
+  return result;
 }
 
 std::vector<std::vector<NodeId>> Graph::consumers() const {
@@ -84,9 +115,10 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
     // in order, so a duplicate can only be the last entry.
     if (list.empty() || list.back() != n) list.push_back(n);
   };
+  const std::vector<std::vector<ValueId>> implicit = all_implicit_inputs();
   for (NodeId n = 0; n < nodes_.size(); ++n) {
     for (ValueId in : nodes_[n].inputs) add(in, n);
-    for (ValueId in : implicit_inputs(n)) add(in, n);
+    for (ValueId in : implicit[n]) add(in, n);
   }
   return result;
 }

@@ -174,9 +174,18 @@ class Graph {
   // structural edits.
   void rebuild_links();
   // Values of this graph that the subgraphs of node `id` (If/Loop/Scan bodies) read as
-  // outer-scope captures, each listed once: the node depends on them as much as on its
-  // explicit inputs.
+  // outer-scope captures, at any depth (a body of a body reading a value of this graph
+  // counts, whether or not the bodies in between declare the capture), each listed once
+  // in first-read order: the node depends on them as much as on its explicit inputs.
+  // This is the one definition of a node's captures: the partitioner, the plugin graph
+  // views, dead-code elimination and the rewrite passes all ask it.
   std::vector<ValueId> implicit_inputs(NodeId id) const;
+  // implicit_inputs() of every node, indexed by NodeId.
+  std::vector<std::vector<ValueId>> all_implicit_inputs() const;
+  // The names this graph reads from enclosing graphs, at any depth: its own outer-scope
+  // values, then what its nodes' subgraphs read that this graph does not define itself;
+  // each once, in first-seen order.
+  std::vector<std::string> free_names() const;
   // Consumers of every value: result[v] lists the nodes reading v, each once, counting
   // both explicit inputs and implicit_inputs() (so a producer whose output only a body
   // reads still has a consumer).

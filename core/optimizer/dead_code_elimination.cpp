@@ -1,31 +1,9 @@
 #include "optimizer/dead_code_elimination.hpp"
 
-#include <set>
-#include <string>
 #include <vector>
 
 namespace infer::optimizer {
 namespace {
-
-// Adds the names of every outer-scope value referenced anywhere inside `graph` (its own
-// captures and those of subgraphs nested deeper), since a capture at any depth may name
-// a value of the graph we are cleaning.
-void collect_captured_names(const ir::Graph& graph, std::set<std::string>& names) {
-  for (ir::ValueId v = 0; v < graph.value_count(); ++v)
-    if (graph.value(v).outer_scope) names.insert(graph.value(v).name);
-  for (const ir::Node& node : graph.nodes())
-    for (const ir::Attribute& attr : node.attributes)
-      for (const auto& sub : attr.graphs)
-        if (sub) collect_captured_names(*sub, names);
-}
-
-std::set<std::string> captured_names(const ir::Node& node) {
-  std::set<std::string> names;
-  for (const ir::Attribute& attr : node.attributes)
-    for (const auto& sub : attr.graphs)
-      if (sub) collect_captured_names(*sub, names);
-  return names;
-}
 
 int eliminate(ir::Graph& graph) {
   int removed = 0;
@@ -57,8 +35,8 @@ int eliminate(ir::Graph& graph) {
     }
     for (ir::ValueId in : node.inputs)
       if (in != ir::kNoValue && in < live.size()) live[in] = true;
-    for (const std::string& name : captured_names(node))
-      if (auto v = graph.find_value(name)) live[*v] = true;
+    for (ir::ValueId v : graph.implicit_inputs(static_cast<ir::NodeId>(i)))
+      if (v < live.size()) live[v] = true;
   }
   if (any_removed) {
     graph.erase_nodes(remove);

@@ -8,15 +8,6 @@
 namespace infer::optimizer {
 namespace {
 
-void collect_captures(const ir::Graph& graph, std::set<std::string>& names) {
-  for (ir::ValueId v = 0; v < graph.value_count(); ++v)
-    if (graph.value(v).outer_scope) names.insert(graph.value(v).name);
-  for (const ir::Node& node : graph.nodes())
-    for (const ir::Attribute& attr : node.attributes)
-      for (const auto& sub : attr.graphs)
-        if (sub) collect_captures(*sub, names);
-}
-
 // IEEE half and bfloat16 bit patterns to float (constants only: no speed needed).
 float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
@@ -66,16 +57,12 @@ GraphIndex::GraphIndex(const ir::Graph& graph)
       use_slots_(graph.value_count(), 0) {
   for (ir::ValueId v : graph.outputs)
     if (v < is_output_.size()) is_output_[v] = true;
-  std::set<std::string> names;
-  for (const ir::Node& node : graph.nodes()) {
+  for (const ir::Node& node : graph.nodes())
     for (ir::ValueId v : node.inputs)
       if (v != ir::kNoValue && v < use_slots_.size()) ++use_slots_[v];
-    for (const ir::Attribute& attr : node.attributes)
-      for (const auto& sub : attr.graphs)
-        if (sub) collect_captures(*sub, names);
-  }
-  for (const std::string& n : names)
-    if (auto v = graph.find_value(n)) captured_[*v] = true;
+  for (const std::vector<ir::ValueId>& captures : graph.all_implicit_inputs())
+    for (ir::ValueId v : captures)
+      if (v < captured_.size()) captured_[v] = true;
   consumers_.resize(graph.value_count());
 }
 

@@ -68,14 +68,12 @@ struct GraphViewSet::Impl {
   std::vector<const infer_value_view*> top_values;  // by ValueId
   // By ValueId: the position of a top-level constant's share in *constants (release_constant).
   std::unordered_map<ir::ValueId, size_t> top_constant_share;
-  std::vector<const infer_node_view*> top_nodes;    // by NodeId
-  std::unordered_map<const infer_value_view*, ir::ValueId> top_id_of;
+  std::vector<const infer_node_view*> top_nodes;  // by NodeId
   std::vector<NodeInfo> node_info;
   std::vector<ir::NodeId> producer;                // by ValueId
   std::vector<std::vector<ir::NodeId>> consumers;  // by ValueId, implicit uses included
   std::vector<bool> graph_output;
   std::vector<bool> constant;
-  ir::NodeId current_top_node = kNoNode;  // while building, for implicit captures
   size_t partitions_built = 0;
   std::mutex mu;  // guards the storage during build_partition_view
 
@@ -234,15 +232,6 @@ Result<const infer_graph_view*> GraphViewSet::Impl::build_graph(const ir::Graph&
     const infer_value_view* view = nullptr;
     if (val.outer_scope && parent != nullptr) {
       view = parent->resolve(val.name);
-      if (view != nullptr && current_top_node != kNoNode) {
-        // A capture of a top-level value is an implicit input of the top-level node
-        // that owns this subgraph: the partitioner must route it like any input.
-        auto it = top_id_of.find(view);
-        if (it != top_id_of.end()) {
-          auto& imp = node_info[current_top_node].implicit;
-          if (std::find(imp.begin(), imp.end(), it->second) == imp.end()) imp.push_back(it->second);
-        }
-      }
     }
     if (view == nullptr) {
       if (is_top && val.constant) top_constant_share[id] = constants->size();
@@ -281,7 +270,6 @@ Result<const infer_graph_view*> GraphViewSet::Impl::build_graph(const ir::Graph&
 
   if (is_top) {
     top_values = table;
-    for (ir::ValueId id = 0; id < nvalues; ++id) top_id_of[table[id]] = id;
     node_info.assign(g.node_count(), NodeInfo{});
     producer.assign(nvalues, kNoNode);
     consumers.assign(nvalues, {});
@@ -293,7 +281,6 @@ Result<const infer_graph_view*> GraphViewSet::Impl::build_graph(const ir::Graph&
   auto& node_ptrs = node_ptr_arrays.emplace_back();
   for (ir::NodeId nid = 0; nid < g.node_count(); ++nid) {
     const ir::Node& n = g.node(nid);
-    if (is_top) current_top_node = nid;
     auto map_ids = [&](const std::vector<ir::ValueId>& ids,
                        const char* what) -> Result<std::vector<const infer_value_view*>*> {
       auto& out = value_ptr_arrays.emplace_back();
@@ -330,13 +317,15 @@ Result<const infer_graph_view*> GraphViewSet::Impl::build_graph(const ir::Graph&
       top_nodes.push_back(view);
       NodeInfo& info = node_info[nid];
       info.inputs = n.inputs;
+      // What its subgraphs capture from the top level, at any depth: partition views
+      // route these like inputs (the same set the partitioner computes).
+      info.implicit = g.implicit_inputs(nid);
       info.outputs = n.outputs;
       for (ir::ValueId o : n.outputs)
         if (o != ir::kNoValue) producer[o] = nid;
     }
   }
   if (is_top) {
-    current_top_node = kNoNode;
     for (ir::NodeId nid = 0; nid < node_info.size(); ++nid) {
       auto add = [&](ir::ValueId v) {
         if (v == ir::kNoValue) return;

@@ -82,8 +82,8 @@ TEST(CliErrors, WrongInputShape) {
   EXPECT_CONTAINS(message, "7");
 }
 
-TEST(CliErrors, SymbolicDimNeedsAShape) {
-  const std::string message = expect_one_line_error(infer_run({kDigits}));
+TEST(CliErrors, StrictSymbolicDimNeedsAShape) {
+  const std::string message = expect_one_line_error(infer_run({kDigits, "--strict"}));
   EXPECT_EQ(message, "input 'image' has symbolic dim 'batch': give its shape with --shape image=1x1x8x8");
 }
 

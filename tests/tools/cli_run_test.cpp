@@ -42,6 +42,22 @@ TEST(CliRun, TextSummaryOfAGeneratedRun) {
   EXPECT_EQ(lines[4].rfind("  row 0: top-1 class ", 0), 0u) << lines[4];
 }
 
+// A symbolic batch with no --shape runs at 1, and stderr says so in one line naming the
+// dim and the option that sets it.
+TEST(CliRun, SymbolicDimsDefaultToOneWithANotice) {
+  const ProcessResult r = infer_run({source_path("models/digits_cnn.onnx")});
+  EXPECT_EQ(r.term_signal, 0);
+  EXPECT_EQ(r.exit_code, 0) << "stderr:\n" << r.err;
+  EXPECT_EQ(
+      r.err,
+      "infer-run: note: symbolic dims set to 1: image dim 0 ('batch'); choose them with --shape "
+      "image=1x1x8x8 (other sizes), or --strict to require them\n");
+  const std::vector<std::string> lines = split_lines(r.out);
+  ASSERT_GE(lines.size(), 4u) << r.out;
+  EXPECT_EQ(lines[2], "input image: float32 [1,1,8,8] (generated)");
+  EXPECT_EQ(lines[3], "output logits: float32 [1,10]");
+}
+
 // The output file is named after the sanitized output name, outputs.json maps the real
 // name to it, and the values are Relu of the deterministic generated input (which is
 // already non-negative, so they equal it).

@@ -28,7 +28,8 @@ Precedence: flags given on the command line override the deployment file (--conf
 
 Inputs: every model input not given with --input (or the file's inputs) is generated
   deterministically from a fixed seed: floats uniform in [0,1), integers in [0,10), bool
-  random. A symbolic dim (e.g. 'batch') needs --shape NAME=DIMS or the file's inputs.shape.
+  random. A symbolic dim (e.g. 'batch') not set by --shape NAME=DIMS or the file's
+  inputs.shape is 1 (stderr names it; --strict makes it an error).
   .npy files must be little-endian, C order; dtype and shape are checked against the model.
 
 Output (default): the model, the backends used and, per output, its dtype and shape; for a
@@ -105,7 +106,8 @@ struct Parser {
         ->allow_extra_args(false)
         ->type_name("NAME=FILE.npy");
     app.add_option("--shape", shapes,
-                   "Shape of the generated input NAME, dims joined by 'x' (repeatable); needed for symbolic dims")
+                   "Shape of the generated input NAME, dims joined by 'x' (repeatable); symbolic "
+                   "dims not given are 1")
         ->allow_extra_args(false)
         ->type_name("NAME=1x3x224x224");
     output_dir_opt = app.add_option("--output-dir", output_dir,
@@ -122,7 +124,9 @@ struct Parser {
     app.add_flag("--json", args.json, "Print one JSON object on stdout instead of text");
     app.add_flag("--explain", args.explain,
                  "Print the plan (each node's backend and why, partitions, copies) and the copies per run");
-    app.add_flag("--strict", args.strict, "Fail if a node is not supported by the listed backends (no cpu fallback)");
+    app.add_flag("--strict", args.strict,
+                 "Fail if a node is not supported by the listed backends (no cpu fallback), or if "
+                 "an input's symbolic dim has no --shape");
     app.add_option("--plugin-dir", args.plugin_dirs, "Folder to search for backend plugins first (repeatable)")
         ->allow_extra_args(false)
         ->type_name("DIR");

@@ -34,8 +34,10 @@ std::string declared_shape(const TensorInfo& info) {
 
 }  // namespace
 
-Result<std::vector<int64_t>> resolve_generated_shape(const TensorInfo& info, const std::vector<int64_t>* given,
-                                                     const std::string& origin) {
+Result<std::vector<int64_t>> resolve_generated_shape(const TensorInfo& info,
+                                                     const std::vector<int64_t>* given,
+                                                     const std::string& origin, bool strict,
+                                                     std::vector<std::string>* defaulted) {
   if (given != nullptr) {
     if (!info.rank_known) return *given;
     const std::string what = "input '" + info.name + "': the shape " + dims_to_arg(*given) + " from " + origin;
@@ -56,17 +58,27 @@ Result<std::vector<int64_t>> resolve_generated_shape(const TensorInfo& info, con
     return invalid_argument("input '" + info.name + "' has an unknown rank: give its shape with --shape " + info.name +
                             "=DIMS (e.g. 1x3x224x224)");
   }
-  for (size_t i = 0; i < info.dims.size(); ++i) {
-    if (info.dims[i] >= 0) continue;
+  std::vector<int64_t> dims = info.dims;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] >= 0) continue;
     const std::string param = i < info.dim_params.size() ? info.dim_params[i] : "";
-    const std::string dim = param.empty() ? "an unknown dim " + std::to_string(i) : "symbolic dim '" + param + "'";
-    return invalid_argument("input '" + info.name + "' has " + dim + ": give its shape with --shape " + info.name + "=" +
-                            suggested_shape(info));
+    if (strict) {
+      const std::string dim =
+          param.empty() ? "an unknown dim " + std::to_string(i) : "symbolic dim '" + param + "'";
+      return invalid_argument("input '" + info.name + "' has " + dim +
+                              ": give its shape with --shape " + info.name + "=" +
+                              suggested_shape(info));
+    }
+    dims[i] = 1;
+    if (defaulted != nullptr)
+      defaulted->push_back(info.name + " dim " + std::to_string(i) +
+                           (param.empty() ? "" : " ('" + param + "')"));
   }
-  return info.dims;
+  return dims;
 }
 
-Result<InputFeed> prepare_inputs(const std::vector<TensorInfo>& declared, const std::vector<InputSource>& sources) {
+Result<InputFeed> prepare_inputs(const std::vector<TensorInfo>& declared,
+                                 const std::vector<InputSource>& sources, bool strict) {
   for (const InputSource& source : sources) {
     bool known = false;
     for (const TensorInfo& info : declared) known = known || info.name == source.name;
@@ -76,6 +88,8 @@ Result<InputFeed> prepare_inputs(const std::vector<TensorInfo>& declared, const 
     }
   }
   InputFeed feed;
+  std::vector<std::string> defaulted;  // "image dim 0 ('batch')", ...
+  std::string suggestion;              // "--shape image=1x1x8x8 --shape ..."
   for (const TensorInfo& info : declared) {
     const InputSource* source = find_source(sources, info.name);
     HostArray array;
@@ -90,14 +104,26 @@ Result<InputFeed> prepare_inputs(const std::vector<TensorInfo>& declared, const 
       }
     } else {
       const std::vector<int64_t>* given = source != nullptr && source->shape ? &*source->shape : nullptr;
-      INFER_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                             resolve_generated_shape(info, given, source != nullptr ? source->origin : ""));
+      const size_t before = defaulted.size();
+      INFER_ASSIGN_OR_RETURN(
+          std::vector<int64_t> shape,
+          resolve_generated_shape(info, given, source != nullptr ? source->origin : "", strict,
+                                  &defaulted));
+      if (defaulted.size() != before)
+        suggestion += (suggestion.empty() ? "" : " ") + std::string("--shape ") + info.name + "=" +
+                      dims_to_arg(shape);
       INFER_ASSIGN_OR_RETURN(array, generate_input(info.name, info.dtype, shape));
     }
     Result<Tensor> tensor = to_tensor(array);
     if (!tensor.is_ok()) return tensor.status().with_context("input '" + info.name + "'");
     feed.reports.push_back(InputReport{info.name, array.dtype, array.shape, file});
     feed.tensors.push_back(NamedTensor{info.name, std::move(tensor).value()});
+  }
+  if (!defaulted.empty()) {
+    std::string dims;
+    for (const std::string& d : defaulted) dims += (dims.empty() ? "" : ", ") + d;
+    feed.notice = "symbolic dims set to 1: " + dims + "; choose them with " + suggestion +
+                  " (other sizes), or --strict to require them";
   }
   return feed;
 }

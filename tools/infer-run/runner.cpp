@@ -142,7 +142,9 @@ Status execute(const RunPlan& plan_in, std::ostream& out, std::ostream& err, Log
 
   INFER_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(plan.model_path, plan.session));
   logs.flush(err);
-  INFER_ASSIGN_OR_RETURN(InputFeed feed, prepare_inputs(session->inputs(), plan.inputs));
+  INFER_ASSIGN_OR_RETURN(InputFeed feed,
+                         prepare_inputs(session->inputs(), plan.inputs, plan.session.strict));
+  if (!feed.notice.empty()) err << "infer-run: note: " << printable(feed.notice) << std::endl;
 
   RunReport report;
   report.model = plan.model_path;

@@ -94,6 +94,57 @@ TEST(Graph, BodyCapturesAreImplicitInputsAndConsumers) {
   EXPECT_EQ(c[*g.find_value("cond")], (std::vector<NodeId>{if_node}));
 }
 
+// Three levels: the top graph's If holds a middle body whose own If holds an inner body
+// reading "t" (a top-level value) and "m" (a value of the middle body). The middle body
+// declares neither capture, as graphs built by passes or by hand may not: "t" is still an
+// implicit input of the top If, "m" is not (the middle body defines it), and the middle
+// body's inner If has both "m" and, through the middle body's free names, nothing of the
+// top graph's ids.
+TEST(Graph, CapturesCountAtAnyDepthWhetherOrNotTheBodiesBetweenDeclareThem) {
+  Graph g;
+  input(g, "x");
+  input(g, "cond");
+  node(g, "relu", "Relu", {"x"}, {"t"});
+  node(g, "neg", "Neg", {"x"}, {"unread"});
+  NodeId top_if = node(g, "if", "If", {"cond"}, {"y"});
+
+  auto middle = std::make_shared<Graph>();
+  middle->name = "middle";
+  Value cond;
+  cond.name = "cond";
+  cond.outer_scope = true;
+  middle->add_value(std::move(cond));
+  node(*middle, "make_m", "Identity", {"cond"}, {"m"});
+  NodeId inner_if = node(*middle, "inner_if", "If", {"cond"}, {"mid_out"});
+  auto inner = std::make_shared<Graph>();
+  inner->name = "inner";
+  for (const char* name : {"t", "m"}) {
+    Value cap;
+    cap.name = name;
+    cap.outer_scope = true;
+    inner->add_value(std::move(cap));
+  }
+  node(*inner, "sum", "Add", {"t", "m"}, {"inner_out"});
+  inner->outputs.push_back(*inner->find_value("inner_out"));
+  attach_body(*middle, inner_if, inner);
+  middle->outputs.push_back(*middle->find_value("mid_out"));
+  attach_body(g, top_if, middle);
+  g.rebuild_links();
+
+  EXPECT_EQ(inner->free_names(), (std::vector<std::string>{"t", "m"}));
+  EXPECT_EQ(middle->free_names(), (std::vector<std::string>{"cond", "t"}));
+  EXPECT_EQ(middle->implicit_inputs(inner_if), (std::vector<ValueId>{*middle->find_value("m")}));
+  EXPECT_EQ(g.implicit_inputs(top_if),
+            (std::vector<ValueId>{*g.find_value("cond"), *g.find_value("t")}));
+  auto all = g.all_implicit_inputs();
+  ASSERT_EQ(all.size(), g.node_count());
+  EXPECT_EQ(all[top_if], g.implicit_inputs(top_if));
+  EXPECT_TRUE(all[0].empty());
+  auto c = g.consumers();
+  EXPECT_EQ(c[*g.find_value("t")], (std::vector<NodeId>{top_if}));
+  EXPECT_TRUE(c[*g.find_value("unread")].empty());
+}
+
 TEST(Graph, EraseNodesRenumbersAndUnlinks) {
   Graph g;
   input(g, "x");
