@@ -399,5 +399,50 @@ TEST(SessionCaptures, ScanBodyReadsAGraphInput) {
                  {{"s", s}, {"running", running}});
 }
 
+// ---- Bad bodies: a clear error naming the node, never a crash ------------------------
+
+std::string create_error(const ::onnx::GraphProto& g, const std::string& file) {
+  auto session = Session::create(save(g, file), tree_options({"cpu"}));
+  EXPECT_FALSE(session.is_ok());
+  return session.is_ok() ? std::string() : session.status().message();
+}
+
+TEST(SessionCaptures, BadBodiesFailNamingTheNode) {
+  auto if_graph = [](::onnx::GraphProto then_branch) {
+    ::onnx::GraphProto g;
+    g.set_name("bad_if");
+    input(g, "x", kF32, {4});
+    input(g, "c", kBool, {});
+    auto* n = node(g, "the_if", "If", {"c"}, {"y"});
+    graph_attr(n, "then_branch", std::move(then_branch));
+    graph_attr(n, "else_branch", unary_body("else", "Neg", "x", "e"));
+    output(g, "y", kF32, {4});
+    return g;
+  };
+  // A body reading a name no enclosing graph defines.
+  const std::string undefined =
+      create_error(if_graph(unary_body("then", "Relu", "nowhere", "t")), "captures_bad_name.onnx");
+  EXPECT_NE(undefined.find("the_if"), std::string::npos) << undefined;
+  EXPECT_NE(undefined.find("'nowhere'"), std::string::npos) << undefined;
+
+  // Branches that disagree in output count, then in dtype.
+  ::onnx::GraphProto two = unary_body("then", "Relu", "x", "t");
+  node(two, "then_neg", "Neg", {"x"}, {"t2"});
+  output(two, "t2", kF32, {4});
+  const std::string count = create_error(if_graph(two), "captures_bad_count.onnx");
+  EXPECT_NE(count.find("the_if"), std::string::npos) << count;
+  EXPECT_NE(count.find("then_branch has 2 outputs but else_branch has 1"), std::string::npos)
+      << count;
+
+  ::onnx::GraphProto cast;
+  cast.set_name("then");
+  int_attr(node(cast, "to_int", "Cast", {"x"}, {"t"}), "to", kI64);
+  output(cast, "t", kI64, {4});
+  const std::string dtype = create_error(if_graph(cast), "captures_bad_dtype.onnx");
+  EXPECT_NE(dtype.find("the_if"), std::string::npos) << dtype;
+  EXPECT_NE(dtype.find("int64 in then_branch but float32 in else_branch"), std::string::npos)
+      << dtype;
+}
+
 }  // namespace
 }  // namespace infer
