@@ -1,6 +1,7 @@
 #include "runtime/capability_collector.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "runtime/link_probe.hpp"
 
@@ -54,6 +55,35 @@ std::vector<partitioner::BackendCapabilities> collect_capabilities(
     tables.push_back(std::move(table));
   }
   return tables;
+}
+
+size_t first_claiming(const std::vector<partitioner::BackendCapabilities>& tables, ir::NodeId id) {
+  for (size_t b = 0; b < tables.size(); ++b)
+    if (id < tables[b].nodes.size() && tables[b].nodes[id].supported()) return b;
+  return SIZE_MAX;
+}
+
+size_t TrialCapabilities::first_claiming(const std::string& name) const {
+  auto it = ids.find(name);
+  return it == ids.end() ? SIZE_MAX : runtime::first_claiming(tables, it->second);
+}
+
+bool TrialCapabilities::claims(size_t b, const std::string& name) const {
+  auto it = ids.find(name);
+  return it != ids.end() && b < tables.size() && it->second < tables[b].nodes.size() &&
+         tables[b].nodes[it->second].supported();
+}
+
+Result<TrialCapabilities> collect_trial_capabilities(const ir::Model& trial,
+                                                     const std::vector<Backend>& backends,
+                                                     const Logger& log) {
+  INFER_ASSIGN_OR_RETURN(std::shared_ptr<host::GraphViewSet> views,
+                         host::GraphViewSet::build(trial));
+  TrialCapabilities out;
+  out.tables = collect_capabilities(*views, backends, log);
+  for (ir::NodeId id = 0; id < trial.graph->node_count(); ++id)
+    out.ids[trial.graph->node(id).name] = id;
+  return out;
 }
 
 void add_cost_inputs(std::vector<partitioner::BackendCapabilities>& tables,

@@ -1,6 +1,9 @@
 // Asks every backend about every node, through the node views plugins read.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "partitioner/capability.hpp"
@@ -15,6 +18,23 @@ namespace infer::runtime {
 // so that another backend may still run it.
 std::vector<partitioner::BackendCapabilities> collect_capabilities(
     const host::GraphViewSet& views, const std::vector<Backend>& backends, const Logger& log);
+
+// The first table (priority order) claiming node `id`, or SIZE_MAX when none does.
+size_t first_claiming(const std::vector<partitioner::BackendCapabilities>& tables, ir::NodeId id);
+
+// The answers for a trial copy of the model (a rewrite the session is weighing), with the
+// trial's node ids by name.
+struct TrialCapabilities {
+  std::vector<partitioner::BackendCapabilities> tables;
+  std::map<std::string, ir::NodeId> ids;
+  // The first table claiming the trial's node `name`, or SIZE_MAX (also when it has none).
+  size_t first_claiming(const std::string& name) const;
+  // Whether table `b` claims the trial's node `name` (false when it has none).
+  bool claims(size_t b, const std::string& name) const;
+};
+Result<TrialCapabilities> collect_trial_capabilities(const ir::Model& trial,
+                                                     const std::vector<Backend>& backends,
+                                                     const Logger& log);
 
 // Adds to the tables (one per backend, in the same order) what the partitioner's cost
 // model needs beyond the capability answers:

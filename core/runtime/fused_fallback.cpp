@@ -1,22 +1,11 @@
 #include "runtime/fused_fallback.hpp"
 
 #include <cstdint>
-#include <map>
 
 #include "optimizer/fused_decomposition.hpp"
 #include "runtime/capability_collector.hpp"
 
 namespace infer::runtime {
-namespace {
-
-// The first backend (priority order) that claims node `id`, or SIZE_MAX.
-size_t first_claiming(const std::vector<partitioner::BackendCapabilities>& caps, ir::NodeId id) {
-  for (size_t b = 0; b < caps.size(); ++b)
-    if (id < caps[b].nodes.size() && caps[b].nodes[id].supported()) return b;
-  return SIZE_MAX;
-}
-
-}  // namespace
 
 Result<std::vector<std::string>> decompose_unclaimed_fused_nodes(
     ir::Model& model, const optimizer::PassContext& context, const std::vector<Backend>& backends,
@@ -37,25 +26,16 @@ Result<std::vector<std::string>> decompose_unclaimed_fused_nodes(
   trial.graph = std::make_shared<ir::Graph>(graph);
   INFER_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> parts,
                          optimizer::decompose_fused_nodes(*trial.graph, fused, context));
-  INFER_ASSIGN_OR_RETURN(std::shared_ptr<host::GraphViewSet> trial_views,
-                         host::GraphViewSet::build(trial));
-  const std::vector<partitioner::BackendCapabilities> trial_caps =
-      collect_capabilities(*trial_views, backends, log);
-  std::map<std::string, ir::NodeId> trial_ids;
-  for (ir::NodeId id = 0; id < trial.graph->node_count(); ++id)
-    trial_ids[trial.graph->node(id).name] = id;
+  INFER_ASSIGN_OR_RETURN(const TrialCapabilities trial_caps,
+                         collect_trial_capabilities(trial, backends, log));
 
   std::vector<ir::NodeId> chosen;
   for (size_t i = 0; i < fused.size(); ++i) {
     const size_t fused_backend = first_claiming(capabilities, fused[i]);
     size_t decomposed_backend = SIZE_MAX;
-    for (size_t b = 0; b < trial_caps.size() && decomposed_backend == SIZE_MAX; ++b) {
+    for (size_t b = 0; b < trial_caps.tables.size() && decomposed_backend == SIZE_MAX; ++b) {
       bool all = true;
-      for (const std::string& name : parts[i]) {
-        auto it = trial_ids.find(name);
-        all = all && it != trial_ids.end() && it->second < trial_caps[b].nodes.size() &&
-              trial_caps[b].nodes[it->second].supported();
-      }
+      for (const std::string& name : parts[i]) all = all && trial_caps.claims(b, name);
       if (all) decomposed_backend = b;
     }
     if (fused_backend == SIZE_MAX || decomposed_backend < fused_backend) {

@@ -141,6 +141,10 @@ std::string PlanReport::to_text() const {
     out += "fused nodes run as their standard operators:\n";
     for (const std::string& d : decomposed) out += "  " + d + "\n";
   }
+  if (!precision.empty()) {
+    out += "precision changes (no backend runs these nodes at their own precision):\n";
+    for (const std::string& p : precision) out += "  " + p + "\n";
+  }
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include "runtime/partition_compiler.hpp"
 #include "runtime/plan_report_builder.hpp"
 #include "runtime/plugin_arena_backing.hpp"
+#include "runtime/precision_fallback.hpp"
 #include "runtime/session_impl.hpp"
 #include "runtime/signature.hpp"
 #include "runtime/step_graph_builder.hpp"
@@ -98,6 +99,11 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
                          host::GraphViewSet::build(model));
   std::vector<partitioner::BackendCapabilities> capabilities =
       collect_capabilities(*views, backends, log);
+  // Float16/bfloat16 nodes first: a fused node no backend runs in float16 stays fused if
+  // one runs it in float32, rather than being decomposed.
+  Result<std::vector<std::string>> widened =
+      widen_unclaimed_low_precision_nodes(model, backends, views, capabilities, log);
+  if (!widened.is_ok()) return widened.status().with_context(where);
   Result<std::vector<std::string>> decomposed = decompose_unclaimed_fused_nodes(
       model, optimized.context, backends, views, capabilities, log);
   if (!decomposed.is_ok()) return decomposed.status().with_context(where);
@@ -148,6 +154,7 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   parts.report.nodes_optimized = graph.node_count();
   parts.report.optimizer_ms = optimizer_ms;
   parts.report.decomposed = std::move(*decomposed);
+  parts.report.precision = std::move(*widened);
   std::vector<bool> used(backends.size(), false);
   for (const partitioner::Partition& p : partitions.partitions) used[p.backend] = true;
   for (size_t b = 0; b < backends.size(); ++b)

@@ -161,6 +161,9 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
       .key("decomposed").begin_array();
   for (const std::string& d : plan.decomposed) json.value(d);
   json.end_array();
+  json.key("precision").begin_array();
+  for (const std::string& p : plan.precision) json.value(p);
+  json.end_array();
   json.end_object();
   json.end_object();
 }

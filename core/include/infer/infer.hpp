@@ -186,6 +186,11 @@ struct PlanReport {
   // "node 'fc1' (ai.infer:FusedGemm): decomposed (example runs its decomposition and comes
   // before cpu)".
   std::vector<std::string> decomposed;
+  // Float16/bfloat16 nodes computed in float32, with casts at their edges, because no
+  // backend runs them at their own precision: "node 'conv1' (Conv): float16 -> float32
+  // (cpu: Conv does not support dtype float16 (input 0 'x'); cpu runs it in float32)",
+  // then a line counting the Cast nodes and float32 constants added.
+  std::vector<std::string> precision;
   // Per backend that runs a partition, in priority order; empty for a report not built
   // by a session (then to_text() prints no estimates).
   std::vector<BackendSummary> backends;

@@ -9,63 +9,20 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "onnx_graph_proto.hpp"
 #include "session_fixture.hpp"
 
 namespace infer {
 namespace {
 
-using testing::temp_path;
 using testing::tree_options;
+using namespace testing::proto;  // NOLINT: the models below read better
 
 // ---- Writing the models with the onnx protobuf API --------------------------------
 
-void type_of(::onnx::ValueInfoProto* v, const std::string& name, int elem,
-             const std::vector<int64_t>& dims) {
-  v->set_name(name);
-  auto* tt = v->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem);
-  auto* shape = tt->mutable_shape();
-  for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
-}
-void input(::onnx::GraphProto& g, const std::string& name, int elem, std::vector<int64_t> dims) {
-  type_of(g.add_input(), name, elem, dims);
-}
-void output(::onnx::GraphProto& g, const std::string& name, int elem, std::vector<int64_t> dims) {
-  type_of(g.add_output(), name, elem, dims);
-}
-::onnx::NodeProto* node(::onnx::GraphProto& g, const std::string& name, const std::string& op,
-                        std::vector<std::string> inputs, std::vector<std::string> outputs) {
-  auto* n = g.add_node();
-  n->set_name(name);
-  n->set_op_type(op);
-  for (auto& s : inputs) n->add_input(s);
-  for (auto& s : outputs) n->add_output(s);
-  return n;
-}
-void graph_attr(::onnx::NodeProto* n, const std::string& name, ::onnx::GraphProto body) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::GRAPH);
-  *a->mutable_g() = std::move(body);
-}
-void int_attr(::onnx::NodeProto* n, const std::string& name, int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(::onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-void f32_initializer(::onnx::GraphProto& g, const std::string& name, std::vector<int64_t> dims,
-                     const std::vector<float>& values) {
-  auto* t = g.add_initializer();
-  t->set_name(name);
-  t->set_data_type(::onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->add_dims(d);
-  for (float v : values) t->add_float_data(v);
-}
 // A body with one node `op` over `in` (read from the enclosing graph) and output `out`.
 ::onnx::GraphProto unary_body(const std::string& name, const std::string& op, const std::string& in,
                               const std::string& out) {
@@ -74,19 +31,6 @@ void f32_initializer(::onnx::GraphProto& g, const std::string& name, std::vector
   node(b, name + "_" + op, op, {in}, {out});
   output(b, out, ::onnx::TensorProto::FLOAT, {4});
   return b;
-}
-std::string save(::onnx::GraphProto g, const std::string& file) {
-  ::onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.set_producer_name("infer-tests");
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(16);
-  *m.mutable_graph() = std::move(g);
-  const std::string path = temp_path(file);
-  std::ofstream f(path, std::ios::binary);
-  EXPECT_TRUE(f && m.SerializeToOstream(&f)) << path;
-  return path;
 }
 
 constexpr int kF32 = ::onnx::TensorProto::FLOAT;
