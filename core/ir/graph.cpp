@@ -107,6 +107,11 @@ std::vector<std::vector<ValueId>> Graph::all_implicit_inputs() const {
 }
 
 std::vector<std::vector<NodeId>> Graph::consumers() const {
+  return consumers(all_implicit_inputs());
+}
+
+std::vector<std::vector<NodeId>> Graph::consumers(
+    const std::vector<std::vector<ValueId>>& implicit) const {
   std::vector<std::vector<NodeId>> result(values_.size());
   auto add = [&](ValueId v, NodeId n) {
     if (v == kNoValue || v >= result.size()) return;
@@ -115,10 +120,10 @@ std::vector<std::vector<NodeId>> Graph::consumers() const {
     // in order, so a duplicate can only be the last entry.
     if (list.empty() || list.back() != n) list.push_back(n);
   };
-  const std::vector<std::vector<ValueId>> implicit = all_implicit_inputs();
   for (NodeId n = 0; n < nodes_.size(); ++n) {
     for (ValueId in : nodes_[n].inputs) add(in, n);
-    for (ValueId in : implicit[n]) add(in, n);
+    if (n < implicit.size())
+      for (ValueId in : implicit[n]) add(in, n);
   }
   return result;
 }

@@ -190,6 +190,9 @@ class Graph {
   // both explicit inputs and implicit_inputs() (so a producer whose output only a body
   // reads still has a consumer).
   std::vector<std::vector<NodeId>> consumers() const;
+  // The same from all_implicit_inputs() already computed (`implicit`, indexed by NodeId).
+  std::vector<std::vector<NodeId>> consumers(
+      const std::vector<std::vector<ValueId>>& implicit) const;
   // Reorders nodes topologically (stable: an already sorted graph keeps its order, and
   // independent nodes keep their relative order); implicit inputs count as dependencies.
   // Fails naming the nodes of a cycle, or a value that two nodes produce.

@@ -51,16 +51,18 @@ uint16_t float_to_bf16(float f) {
 
 GraphIndex::GraphIndex(const ir::Graph& graph)
     : graph_(graph),
-      consumers_(graph.consumers()),
       is_output_(graph.value_count(), false),
       captured_(graph.value_count(), false),
       use_slots_(graph.value_count(), 0) {
+  // Captures are found by walking every subgraph: once, for the consumers and the flags.
+  const std::vector<std::vector<ir::ValueId>> implicit = graph.all_implicit_inputs();
+  consumers_ = graph.consumers(implicit);
   for (ir::ValueId v : graph.outputs)
     if (v < is_output_.size()) is_output_[v] = true;
   for (const ir::Node& node : graph.nodes())
     for (ir::ValueId v : node.inputs)
       if (v != ir::kNoValue && v < use_slots_.size()) ++use_slots_[v];
-  for (const std::vector<ir::ValueId>& captures : graph.all_implicit_inputs())
+  for (const std::vector<ir::ValueId>& captures : implicit)
     for (ir::ValueId v : captures)
       if (v < captured_.size()) captured_[v] = true;
   consumers_.resize(graph.value_count());
