@@ -214,3 +214,47 @@ Result<std::vector<int64_t>> read_sequence_lens(const KernelContext& ctx, const 
 }
 
 }  // namespace infer::cpu::rnn
+
+namespace infer::cpu::rnn {
+
+std::shared_ptr<const RnnWeights<float>> prepare_rnn_weights(const infer_node_view& node,
+                                                             int64_t gates, bool lstm) {
+  auto input = [&](size_t i) { return i < node.num_inputs ? node.inputs[i] : nullptr; };
+  // A float32 constant of exactly `dims`.
+  auto usable = [&](const infer_value_view* v, std::initializer_list<int64_t> dims) {
+    if (v == nullptr || v->dtype != INFER_DTYPE_FLOAT32 || v->const_data == nullptr ||
+        v->rank != static_cast<int64_t>(dims.size()))
+      return false;
+    int64_t n = 1, k = 0;
+    for (int64_t d : dims) {
+      if (v->dims[k++] != d) return false;
+      n *= d;
+    }
+    return v->const_size == static_cast<size_t>(n) * sizeof(float);
+  };
+  const infer_value_view* W = input(1);
+  const infer_value_view* R = input(2);
+  if (W == nullptr || R == nullptr || W->rank != 3 || R->rank != 3) return nullptr;
+  RnnShape s;
+  s.gates = gates;
+  s.dirs = W->dims[0];
+  s.input = W->dims[2];
+  s.hidden = R->dims[2];
+  const int64_t gh = s.gh();
+  if (s.dirs <= 0 || s.input <= 0 || s.hidden <= 0 || !usable(W, {s.dirs, gh, s.input}) ||
+      !usable(R, {s.dirs, gh, s.hidden}))
+    return nullptr;
+  const infer_value_view* B = input(3);
+  const infer_value_view* P = lstm ? input(7) : nullptr;
+  if ((B != nullptr && !usable(B, {s.dirs, 2 * gh})) ||
+      (P != nullptr && !usable(P, {s.dirs, 3 * s.hidden})))
+    return nullptr;
+  auto w = std::make_shared<RnnWeights<float>>();
+  auto data = [](const infer_value_view* v) {
+    return v != nullptr ? static_cast<const float*>(v->const_data) : nullptr;
+  };
+  load_rnn_weights<float>(data(W), data(R), data(B), data(P), s, w.get());
+  return w;
+}
+
+}  // namespace infer::cpu::rnn

@@ -5,8 +5,9 @@
 // Every cell runs in a compute type C (float for float16/float32, double for float64)
 // over this working layout, whatever the node's layout attribute says:
 //   X            [seq, batch, input]
-//   W^T, R^T     per direction [input, G*hidden] and [hidden, G*hidden] (transposed once
-//                per run so that the products read rows)
+//   W^T, R^T     per direction [input, G*hidden] and [hidden, G*hidden] (transposed so
+//                that the products read rows: once at compile time for float32 constant
+//                weights, else once per run)
 //   Wb, Rb       per direction [G*hidden] (zeros when B is omitted)
 //   initial h/c  [directions, batch, hidden] (zeros when omitted)
 //   Y            [seq, directions, batch, hidden], zero past each sequence's length
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -143,16 +145,24 @@ struct RnnShape {
   int64_t gh() const { return gates * hidden; }
 };
 
+// The weights in the working layout (see the top of this file).
+template <typename C>
+struct RnnWeights {
+  std::vector<C> wt, rt;  // [dirs][input or hidden][G*hidden]
+  std::vector<C> wb, rb;  // [dirs][G*hidden]
+  std::vector<C> p;       // [dirs][3*hidden] (LSTM peepholes), empty when omitted
+};
+
 // One run's inputs in the working layout (see the top of this file).
 template <typename C>
 struct RnnInputs {
   RnnShape s;
   std::vector<C> x;
-  std::vector<C> wt, rt;      // [dirs][input or hidden][G*hidden]
-  std::vector<C> wb, rb;      // [dirs][G*hidden]
-  std::vector<C> p;           // [dirs][3*hidden] (LSTM peepholes), empty when omitted
-  std::vector<C> h0, c0;      // [dirs][batch][hidden]
-  std::vector<int64_t> lens;  // [batch]
+  RnnWeights<C> own;  // converted for this run, unless the kernel prepared them
+  const RnnWeights<C>* prepared = nullptr;  // the kernel's, converted once at compile time
+  std::vector<C> h0, c0;                    // [dirs][batch][hidden]
+  std::vector<int64_t> lens;                // [batch]
+  const RnnWeights<C>& w() const { return prepared != nullptr ? *prepared : own; }
 };
 
 // One run's outputs in the working layout.
@@ -177,10 +187,8 @@ Result<std::vector<int64_t>> read_sequence_lens(const KernelContext& ctx, const 
 namespace detail {
 
 template <typename T, typename C>
-void convert(const Tensor& t, std::vector<C>* out) {
-  const int64_t n = t.numel();
+void convert(const T* p, int64_t n, std::vector<C>* out) {
   out->resize(static_cast<size_t>(n));
-  const T* p = t.as<T>();
   for (int64_t i = 0; i < n; ++i) (*out)[static_cast<size_t>(i)] = static_cast<C>(to_compute(p[i]));
 }
 
@@ -259,11 +267,49 @@ void rnn_gemm(const sdk::Host& host, int64_t M, int64_t N, int64_t K, const C* A
   }
 }
 
-// Validates the run's tensors and converts them to the working layout. `gates` is G;
-// `lstm` reads initial_c (input 6) and P (input 7).
+// Converts W [dirs, G*hidden, input], R [dirs, G*hidden, hidden], B [dirs, 2*G*hidden]
+// (nullptr: zeros) and P [dirs, 3*hidden] (nullptr: none) of the sizes `s` gives into the
+// working layout.
+template <typename T, typename C>
+void load_rnn_weights(const T* W, const T* R, const T* B, const T* P, const RnnShape& s,
+                      RnnWeights<C>* w) {
+  std::vector<C> tmp;
+  const int64_t gh = s.gh();
+  detail::convert<T>(W, s.dirs * gh * s.input, &tmp);
+  w->wt.resize(static_cast<size_t>(s.dirs * s.input * gh));
+  for (int64_t d = 0; d < s.dirs; ++d)
+    detail::transpose(tmp.data() + d * gh * s.input, gh, s.input, w->wt.data() + d * s.input * gh);
+  detail::convert<T>(R, s.dirs * gh * s.hidden, &tmp);
+  w->rt.resize(static_cast<size_t>(s.dirs * s.hidden * gh));
+  for (int64_t d = 0; d < s.dirs; ++d)
+    detail::transpose(tmp.data() + d * gh * s.hidden, gh, s.hidden,
+                      w->rt.data() + d * s.hidden * gh);
+  w->wb.assign(static_cast<size_t>(s.dirs * gh), C(0));
+  w->rb.assign(static_cast<size_t>(s.dirs * gh), C(0));
+  if (B != nullptr) {
+    detail::convert<T>(B, s.dirs * 2 * gh, &tmp);
+    for (int64_t d = 0; d < s.dirs; ++d)
+      for (int64_t k = 0; k < gh; ++k) {
+        w->wb[static_cast<size_t>(d * gh + k)] = tmp[static_cast<size_t>(d * 2 * gh + k)];
+        w->rb[static_cast<size_t>(d * gh + k)] = tmp[static_cast<size_t>(d * 2 * gh + gh + k)];
+      }
+  }
+  w->p.clear();
+  if (P != nullptr) detail::convert<T>(P, s.dirs * 3 * s.hidden, &w->p);
+}
+
+// The weights of a node whose W, R and (when given) B and P are float32 constants,
+// converted once at compile time; nullptr otherwise (they are then converted each run).
+// `gates` is G; `lstm` admits P.
+std::shared_ptr<const RnnWeights<float>> prepare_rnn_weights(const infer_node_view& node,
+                                                             int64_t gates, bool lstm);
+
+// Validates the run's tensors and converts them to the working layout, using `prepared`
+// weights when given. `gates` is G; `lstm` reads initial_c (input 6) and P (input 7).
 template <typename T>
-Result<RnnInputs<compute_t<T>>> load_rnn_inputs(const KernelContext& ctx, const RnnAttrs& a,
-                                                int64_t gates, bool lstm) {
+Result<RnnInputs<compute_t<T>>> load_rnn_inputs(
+    const KernelContext& ctx, const RnnAttrs& a, int64_t gates, bool lstm,
+    const RnnWeights<compute_t<T>>* prepared = nullptr) {
   using C = compute_t<T>;
   RnnInputs<C> in;
   CPU_ASSIGN_OR_RETURN(in.s, check_rnn_shapes(ctx, a, gates, lstm));
@@ -279,32 +325,16 @@ Result<RnnInputs<compute_t<T>>> load_rnn_inputs(const KernelContext& ctx, const 
         in.x[static_cast<size_t>((t * s.batch + b) * s.input + i)] =
             static_cast<C>(to_compute(x[src * s.input + i]));
     }
-  std::vector<C> tmp;
-  const int64_t gh = s.gh();
-  detail::convert<T>(*ctx.input(1), &tmp);
-  in.wt.resize(static_cast<size_t>(s.dirs * s.input * gh));
-  for (int64_t d = 0; d < s.dirs; ++d)
-    detail::transpose(tmp.data() + d * gh * s.input, gh, s.input, in.wt.data() + d * s.input * gh);
-  detail::convert<T>(*ctx.input(2), &tmp);
-  in.rt.resize(static_cast<size_t>(s.dirs * s.hidden * gh));
-  for (int64_t d = 0; d < s.dirs; ++d)
-    detail::transpose(tmp.data() + d * gh * s.hidden, gh, s.hidden,
-                      in.rt.data() + d * s.hidden * gh);
-  in.wb.assign(static_cast<size_t>(s.dirs * gh), C(0));
-  in.rb.assign(static_cast<size_t>(s.dirs * gh), C(0));
-  if (const Tensor* B = ctx.input(3)) {
-    detail::convert<T>(*B, &tmp);
-    for (int64_t d = 0; d < s.dirs; ++d)
-      for (int64_t k = 0; k < gh; ++k) {
-        in.wb[static_cast<size_t>(d * gh + k)] = tmp[static_cast<size_t>(d * 2 * gh + k)];
-        in.rb[static_cast<size_t>(d * gh + k)] = tmp[static_cast<size_t>(d * 2 * gh + gh + k)];
-      }
+  if (prepared == nullptr) {
+    const Tensor* B = ctx.input(3);
+    const Tensor* P = lstm ? ctx.input(7) : nullptr;
+    load_rnn_weights<T>(ctx.input(1)->as<T>(), ctx.input(2)->as<T>(),
+                        B != nullptr ? B->as<T>() : nullptr, P != nullptr ? P->as<T>() : nullptr, s,
+                        &in.own);
   }
+  in.prepared = prepared;
   detail::read_state<T>(ctx.input(5), s, a.layout, &in.h0);
-  if (lstm) {
-    detail::read_state<T>(ctx.input(6), s, a.layout, &in.c0);
-    if (const Tensor* P = ctx.input(7)) detail::convert<T>(*P, &in.p);
-  }
+  if (lstm) detail::read_state<T>(ctx.input(6), s, a.layout, &in.c0);
   return in;
 }
 
@@ -317,13 +347,14 @@ std::vector<C> input_projection(const sdk::Host& host, const RnnInputs<C>& in, i
   const RnnShape& s = in.s;
   const int64_t gh = s.gh(), rows = s.seq * s.batch;
   std::vector<C> xw(static_cast<size_t>(rows * gh));
-  rnn_gemm<C>(host, rows, gh, s.input, in.x.data(), s.input, in.wt.data() + d * s.input * gh, gh,
+  const RnnWeights<C>& w = in.w();
+  rnn_gemm<C>(host, rows, gh, s.input, in.x.data(), s.input, w.wt.data() + d * s.input * gh, gh,
               xw.data(), gh, false);
   std::vector<C> bias(static_cast<size_t>(gh));
   for (int64_t k = 0; k < gh; ++k)
     bias[static_cast<size_t>(k)] =
-        in.wb[static_cast<size_t>(d * gh + k)] +
-        (k < rb_gates * s.hidden ? in.rb[static_cast<size_t>(d * gh + k)] : C(0));
+        w.wb[static_cast<size_t>(d * gh + k)] +
+        (k < rb_gates * s.hidden ? w.rb[static_cast<size_t>(d * gh + k)] : C(0));
   for (int64_t r = 0; r < rows; ++r) {
     C* row = xw.data() + r * gh;
     for (int64_t k = 0; k < gh; ++k) row[k] += bias[static_cast<size_t>(k)];
@@ -374,8 +405,13 @@ Status write_rnn_outputs(KernelContext& ctx, const RnnAttrs& a, const RnnShape& 
 template <typename Cell>
 class RnnKernelBase : public Kernel {
  public:
-  RnnKernelBase(RnnAttrs attrs, const char* op, int64_t gates, bool cell_state)
-      : a_(std::move(attrs)), op_(op), gates_(gates), cell_state_(cell_state) {}
+  RnnKernelBase(const infer_node_view& node, RnnAttrs attrs, const char* op, int64_t gates,
+                bool cell_state)
+      : a_(std::move(attrs)),
+        op_(op),
+        gates_(gates),
+        cell_state_(cell_state),
+        prepared_(prepare_rnn_weights(node, gates, cell_state)) {}
 
   Status run(KernelContext& ctx) const override {
     const Tensor* X = ctx.input(0);
@@ -383,7 +419,10 @@ class RnnKernelBase : public Kernel {
     return dispatch(X->dtype, kRnnDtypes, op_, [&]<typename T>(Tag<T>) -> Status {
       if constexpr (is_float_v<T>) {
         using C = compute_t<T>;
-        CPU_ASSIGN_OR_RETURN(RnnInputs<C> in, load_rnn_inputs<T>(ctx, a_, gates_, cell_state_));
+        const RnnWeights<C>* prepared = nullptr;
+        if constexpr (std::is_same_v<T, float>) prepared = prepared_.get();
+        CPU_ASSIGN_OR_RETURN(RnnInputs<C> in,
+                             load_rnn_inputs<T>(ctx, a_, gates_, cell_state_, prepared));
         RnnOutputs<C> out(in.s, cell_state_);
         for (int64_t d = 0; d < in.s.dirs; ++d)
           static_cast<const Cell*>(this)->template direction<C>(ctx, in, d, &out);
@@ -401,6 +440,7 @@ class RnnKernelBase : public Kernel {
   const char* op_;
   int64_t gates_;
   bool cell_state_;
+  std::shared_ptr<const RnnWeights<float>> prepared_;  // float32 constant weights, or null
 };
 
 }  // namespace infer::cpu::rnn

@@ -15,7 +15,8 @@ constexpr std::initializer_list<const char*> kGruDefaults = {"Sigmoid", "Tanh"};
 
 class GruKernel final : public RnnKernelBase<GruKernel> {
  public:
-  explicit GruKernel(RnnAttrs attrs) : RnnKernelBase(std::move(attrs), "GRU", 3, false) {}
+  GruKernel(const infer_node_view& node, RnnAttrs attrs)
+      : RnnKernelBase(node, std::move(attrs), "GRU", 3, false) {}
 
   // Called by RnnKernelBase::run for each direction.
   template <typename C>
@@ -26,10 +27,10 @@ class GruKernel final : public RnnKernelBase<GruKernel> {
     // Rb of z and r joins the input projection; Rbh stays apart (it sits inside the reset
     // product when linear_before_reset is set).
     const std::vector<C> xw = input_projection(ctx.host(), in, d, 2);
-    const C* rbh = in.rb.data() + d * gh + 2 * H;
+    const C* rbh = in.w().rb.data() + d * gh + 2 * H;
     const rnn::Activation& f = a_.activations[static_cast<size_t>(d * 2)];
     const rnn::Activation& g = a_.activations[static_cast<size_t>(d * 2 + 1)];
-    const C* rt = in.rt.data() + d * H * gh;
+    const C* rt = in.w().rt.data() + d * H * gh;
     std::vector<C> ht(in.h0.begin() + d * s.batch * H, in.h0.begin() + (d + 1) * s.batch * H);
     std::vector<C> gates(static_cast<size_t>(s.batch * gh), C(0));
     // linear_before_reset: h Rh^T; otherwise (r . h), both [batch, hidden].
@@ -103,7 +104,7 @@ Status rnn_gru_check(const infer_node_view& node) { return check_rnn_node(node, 
 
 Result<KernelPtr> rnn_gru_create(const KernelInit& init) {
   CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kGruDefaults));
-  return KernelPtr(new GruKernel(std::move(a)));
+  return KernelPtr(new GruKernel(*init.node, std::move(a)));
 }
 
 }  // namespace infer::cpu::kernels

@@ -13,7 +13,8 @@ constexpr std::initializer_list<const char*> kLstmDefaults = {"Sigmoid", "Tanh",
 
 class LstmKernel final : public RnnKernelBase<LstmKernel> {
  public:
-  explicit LstmKernel(RnnAttrs attrs) : RnnKernelBase(std::move(attrs), "LSTM", 4, true) {}
+  LstmKernel(const infer_node_view& node, RnnAttrs attrs)
+      : RnnKernelBase(node, std::move(attrs), "LSTM", 4, true) {}
 
   // Called by RnnKernelBase::run for each direction.
   template <typename C>
@@ -25,8 +26,8 @@ class LstmKernel final : public RnnKernelBase<LstmKernel> {
     const rnn::Activation& f = a_.activations[static_cast<size_t>(d * 3)];
     const rnn::Activation& g = a_.activations[static_cast<size_t>(d * 3 + 1)];
     const rnn::Activation& h = a_.activations[static_cast<size_t>(d * 3 + 2)];
-    const C* p = in.p.empty() ? nullptr : in.p.data() + d * 3 * H;
-    const C* rt = in.rt.data() + d * H * gh;
+    const C* p = in.w().p.empty() ? nullptr : in.w().p.data() + d * 3 * H;
+    const C* rt = in.w().rt.data() + d * H * gh;
     // The running states, [batch, hidden].
     std::vector<C> ht(in.h0.begin() + d * s.batch * H, in.h0.begin() + (d + 1) * s.batch * H);
     std::vector<C> ct(in.c0.begin() + d * s.batch * H, in.c0.begin() + (d + 1) * s.batch * H);
@@ -93,7 +94,7 @@ Status rnn_lstm_check(const infer_node_view& node) {
 
 Result<KernelPtr> rnn_lstm_create(const KernelInit& init) {
   CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kLstmDefaults));
-  return KernelPtr(new LstmKernel(std::move(a)));
+  return KernelPtr(new LstmKernel(*init.node, std::move(a)));
 }
 
 }  // namespace infer::cpu::kernels

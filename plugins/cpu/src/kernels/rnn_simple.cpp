@@ -11,7 +11,8 @@ constexpr std::initializer_list<const char*> kRnnDefaults = {"Tanh"};
 
 class SimpleRnnKernel final : public RnnKernelBase<SimpleRnnKernel> {
  public:
-  explicit SimpleRnnKernel(RnnAttrs attrs) : RnnKernelBase(std::move(attrs), "RNN", 1, false) {}
+  SimpleRnnKernel(const infer_node_view& node, RnnAttrs attrs)
+      : RnnKernelBase(node, std::move(attrs), "RNN", 1, false) {}
 
   // Called by RnnKernelBase::run for each direction.
   template <typename C>
@@ -21,7 +22,7 @@ class SimpleRnnKernel final : public RnnKernelBase<SimpleRnnKernel> {
     const int64_t H = s.hidden;
     const std::vector<C> xw = input_projection(ctx.host(), in, d, 1);
     const rnn::Activation& f = a_.activations[static_cast<size_t>(d)];
-    const C* rt = in.rt.data() + d * H * H;
+    const C* rt = in.w().rt.data() + d * H * H;
     std::vector<C> ht(in.h0.begin() + d * s.batch * H, in.h0.begin() + (d + 1) * s.batch * H);
     std::vector<C> gates(static_cast<size_t>(s.batch * H), C(0));
     std::vector<int64_t> time(static_cast<size_t>(s.batch));
@@ -61,7 +62,7 @@ Status rnn_simple_check(const infer_node_view& node) {
 
 Result<KernelPtr> rnn_simple_create(const KernelInit& init) {
   CPU_ASSIGN_OR_RETURN(RnnAttrs a, read_rnn_attrs(*init.node, kRnnDefaults));
-  return KernelPtr(new SimpleRnnKernel(std::move(a)));
+  return KernelPtr(new SimpleRnnKernel(*init.node, std::move(a)));
 }
 
 }  // namespace infer::cpu::kernels
