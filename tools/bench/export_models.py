@@ -304,8 +304,9 @@ def main():
             manifest["models"][name] = export_one(out, name)
         except Exception as error:  # name the model; a traceback helps no one here
             fail(f"exporting {name}: {type(error).__name__}: {error}")
-        print(f"export_models.py: {name}: {manifest['models'][name]['flops'] / 1e9:.3f} GFLOP, "
-              f"{time.monotonic() - t0:.1f} s", flush=True)
+        flops = manifest["models"][name]["flops"]
+        work = f"{flops / 1e9:.3f} GFLOP" if flops is not None else "FLOPs not counted"
+        print(f"export_models.py: {name}: {work}, {time.monotonic() - t0:.1f} s", flush=True)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     with open(stamp_path, "w") as f:
