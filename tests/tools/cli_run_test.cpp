@@ -3,6 +3,8 @@
 // tests/e2e.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -127,6 +129,44 @@ TEST(CliRun, ExplainPrintsThePlanAndCopiesPerRun) {
   expect_success(r);
   EXPECT_NE(r.out.find("relu"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("per run: "), std::string::npos) << r.out;
+}
+
+// A float16 Conv computes in float32 on cpu: the plan lists it under "precision changes"
+// (the JSON under plan.optimizer.precision), and y = relu(w * half(x)) per channel with
+// w = [0.5, -1], x the input infer-run generates (recomputed here from its generator).
+TEST(CliRun, ExplainListsFloat16NodesComputedInFloat32) {
+  const std::string model = data_path("float16_conv.onnx");
+  const std::string dir = ::testing::TempDir() + "/float16_conv_out";
+  const ProcessResult j = infer_run({model, "--explain", "--json", "--output-dir", dir});
+  expect_success(j);
+  const std::optional<JsonValue> json = JsonParser::parse(j.out);
+  ASSERT_TRUE(json.has_value()) << j.out;
+  const JsonValue* precision = json->get("plan")->get("optimizer")->get("precision");
+  ASSERT_TRUE(precision != nullptr && precision->is_array()) << j.out;
+  ASSERT_GE(precision->array.size(), 2u) << j.out;
+  EXPECT_EQ(precision->array[0].string.rfind("node 'half_conv' (", 0), 0u) << j.out;
+  EXPECT_NE(precision->array[0].string.find("float16 -> float32 (cpu: "), std::string::npos)
+      << j.out;
+
+  Result<HostArray> x = generate_input("x", DataType::kFloat32, {1, 1, 2, 2});
+  ASSERT_TRUE(x.is_ok()) << x.status().message();
+  Result<HostArray> y = read_npy(dir + "/y.npy");
+  ASSERT_TRUE(y.is_ok()) << y.status().message();
+  ASSERT_EQ(y->shape, (std::vector<int64_t>{1, 2, 2, 2}));
+  const float* xv = reinterpret_cast<const float*>(x->bytes.data());
+  const float* yv = reinterpret_cast<const float*>(y->bytes.data());
+  const float w[2] = {0.5f, -1.0f};
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < 4; ++i) {
+      const float want = std::max(0.0f, w[c] * xv[i]);
+      // Two roundings to float16 (x, then the product): relative error below 2^-10.
+      EXPECT_NEAR(yv[c * 4 + i], want, 1e-3f * std::fabs(want) + 1e-7f) << c << "," << i;
+    }
+
+  const ProcessResult text = infer_run({model, "--explain"});
+  expect_success(text);
+  EXPECT_NE(text.out.find("precision changes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("node 'half_conv'"), std::string::npos) << text.out;
 }
 
 }  // namespace

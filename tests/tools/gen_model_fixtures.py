@@ -103,6 +103,21 @@ def main():
     must_not_parse(text)
     write_raw("not_onnx.onnx", text)
 
+    # A float16 body between float32 edges, as exporters write half-precision models:
+    # Cast -> Conv (float16 weights) -> Relu -> Cast. The cpu backend has no float16 Conv,
+    # so the session computes it in float32 and --explain says so.
+    weights = helper.make_tensor("w", TensorProto.FLOAT16, [2, 1, 1, 1], [0.5, -1.0])
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["xh"], name="to_half", to=TensorProto.FLOAT16),
+         helper.make_node("Conv", ["xh", "w"], ["c"], name="half_conv"),
+         helper.make_node("Relu", ["c"], ["r"], name="half_relu"),
+         helper.make_node("Cast", ["r"], ["y"], name="to_float", to=TensorProto.FLOAT)],
+        "float16_conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 2, 2])],
+        [weights])
+    write_model("float16_conv.onnx", graph, [("", 13)])
+
 
 if __name__ == "__main__":
     main()
