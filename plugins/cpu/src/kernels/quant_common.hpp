@@ -92,16 +92,48 @@ Status to_int32(const Tensor& t, std::vector<int32_t>* out, Z&& zp_of) {
 }
 
 // acc[M, N] += A[M, K] * B[K, N] on zero-point-free int32 operands, wrapping modulo 2^32.
+// Blocked so that four rows of acc, kColumns wide, stay in L1 while k runs over B's rows
+// (each row of B read once per four rows of A): a plain i-k-j loop streams whole rows of
+// acc and B through the cache for every multiply-add, and im2col rows of large images
+// are megabytes long.
 inline void int_gemm(int64_t M, int64_t N, int64_t K, const int32_t* A, int64_t lda,
                      const int32_t* B, int64_t ldb, uint32_t* acc, int64_t ldc) {
-  for (int64_t i = 0; i < M; ++i) {
-    uint32_t* __restrict c = acc + i * ldc;
-    for (int64_t k = 0; k < K; ++k) {
-      const int32_t a = A[i * lda + k];
-      if (a == 0) continue;
-      const uint32_t ua = static_cast<uint32_t>(a);
-      const int32_t* __restrict b = B + k * ldb;
-      for (int64_t j = 0; j < N; ++j) c[j] += ua * static_cast<uint32_t>(b[j]);
+  constexpr int64_t kRows = 4, kColumns = 512;
+  for (int64_t i0 = 0; i0 < M; i0 += kRows) {
+    const int64_t rows = std::min(kRows, M - i0);
+    for (int64_t j0 = 0; j0 < N; j0 += kColumns) {
+      const int64_t n = std::min(kColumns, N - j0);
+      if (rows == kRows) {
+        uint32_t* __restrict c0 = acc + i0 * ldc + j0;
+        uint32_t* __restrict c1 = c0 + ldc;
+        uint32_t* __restrict c2 = c1 + ldc;
+        uint32_t* __restrict c3 = c2 + ldc;
+        const int32_t* a = A + i0 * lda;
+        for (int64_t k = 0; k < K; ++k) {
+          const uint32_t a0 = static_cast<uint32_t>(a[k]), a1 = static_cast<uint32_t>(a[lda + k]),
+                         a2 = static_cast<uint32_t>(a[2 * lda + k]),
+                         a3 = static_cast<uint32_t>(a[3 * lda + k]);
+          if ((a0 | a1 | a2 | a3) == 0) continue;
+          const int32_t* __restrict b = B + k * ldb + j0;
+          for (int64_t j = 0; j < n; ++j) {
+            const uint32_t v = static_cast<uint32_t>(b[j]);
+            c0[j] += a0 * v;
+            c1[j] += a1 * v;
+            c2[j] += a2 * v;
+            c3[j] += a3 * v;
+          }
+        }
+        continue;
+      }
+      for (int64_t i = i0; i < i0 + rows; ++i) {
+        uint32_t* __restrict c = acc + i * ldc + j0;
+        for (int64_t k = 0; k < K; ++k) {
+          const uint32_t a = static_cast<uint32_t>(A[i * lda + k]);
+          if (a == 0) continue;
+          const int32_t* __restrict b = B + k * ldb + j0;
+          for (int64_t j = 0; j < n; ++j) c[j] += a * static_cast<uint32_t>(b[j]);
+        }
+      }
     }
   }
 }

@@ -8,7 +8,9 @@
 // channel m. Padding contributes zero after the zero point is subtracted, i.e. the input
 // is padded with its zero point. Each image and group unrolls its receptive fields
 // (im2col) into an int32 matrix that the group's shifted weights multiply.
+#include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "quant_common.hpp"
 #include "spatial.hpp"
@@ -154,7 +156,8 @@ class IntConvKernel final : public Kernel {
     CPU_RETURN_IF_ERROR(to_int32(*X, &x32, [&](int64_t) { return xz; }));
     CPU_RETURN_IF_ERROR(
         to_int32(*W, &w32, [&](int64_t i) { return wz[static_cast<size_t>(i / rows)]; }));
-    std::vector<int32_t> col(static_cast<size_t>(rows * out_n));
+    // Written whole by im2col before it is read: no need to zero it (it can be tens of MB).
+    std::unique_ptr<int32_t[]> col(new int32_t[static_cast<size_t>(rows * out_n)]);
     std::vector<uint32_t> acc(static_cast<size_t>(N * M * out_n), 0u);
     for (int64_t n = 0; n < N; ++n)
       for (int64_t g = 0; g < G; ++g) {
@@ -162,16 +165,25 @@ class IntConvKernel final : public Kernel {
         ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(out_n), 16384),
                          [&](size_t r0, size_t r1) {
                            im2col_int(xg, win, kprod, static_cast<int64_t>(r0),
-                                      static_cast<int64_t>(r1), col.data());
+                                      static_cast<int64_t>(r1), col.get());
                          });
         uint32_t* out = acc.data() + (n * M + g * Mg) * out_n;
         const int32_t* wg = w32.data() + g * Mg * rows;
-        ctx.parallel_for(static_cast<size_t>(Mg),
-                         grain_for(static_cast<size_t>(rows * out_n) + 1, 1 << 18),
-                         [&](size_t m0, size_t m1) {
-                           int_gemm(static_cast<int64_t>(m1 - m0), out_n, rows,
-                                    wg + static_cast<int64_t>(m0) * rows, rows, col.data(), out_n,
-                                    out + static_cast<int64_t>(m0) * out_n, out_n);
+        // Tiles of kTileRows output channels x kTileColumns positions, so that each task
+        // hands int_gemm whole blocks of four rows.
+        constexpr int64_t kTileRows = 16, kTileColumns = 2048;
+        const int64_t row_tiles = (Mg + kTileRows - 1) / kTileRows;
+        const int64_t col_tiles = (out_n + kTileColumns - 1) / kTileColumns;
+        const size_t tile_work = static_cast<size_t>(kTileRows * kTileColumns * rows);
+        ctx.parallel_for(static_cast<size_t>(row_tiles * col_tiles), grain_for(tile_work, 1 << 20),
+                         [&](size_t t0, size_t t1) {
+                           for (size_t t = t0; t < t1; ++t) {
+                             const int64_t m0 = static_cast<int64_t>(t) / col_tiles * kTileRows;
+                             const int64_t j0 = static_cast<int64_t>(t) % col_tiles * kTileColumns;
+                             int_gemm(std::min(kTileRows, Mg - m0),
+                                      std::min(kTileColumns, out_n - j0), rows, wg + m0 * rows,
+                                      rows, col.get() + j0, out_n, out + m0 * out_n + j0, out_n);
+                           }
                          });
       }
 
