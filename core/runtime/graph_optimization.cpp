@@ -1,12 +1,15 @@
 #include "runtime/graph_optimization.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <optional>
 
 #include "onnx/shape_refine.hpp"
 #include "optimizer/fused_decomposition.hpp"
+#include "optimizer/pass_registry.hpp"
 #include "optimizer/pipeline.hpp"
+#include "optimizer/rewrite.hpp"
 #include "partitioner/partitioner.hpp"
 #include "runtime/constant_evaluator.hpp"
 
@@ -74,6 +77,79 @@ void import_used_domains(ir::Model& model) {
       model.opsets[n.domain] = optimizer::kFusedOpsetVersion;
 }
 
+// Control-flow bodies (If branches, Loop and Scan bodies, at any depth) get the basic
+// passes: what an exporter inlines into a branch (weights sliced and concatenated for an
+// LSTM, shape arithmetic) is then computed once at load time instead of on every run.
+// A body's reference to a constant of an enclosing graph becomes a constant of the body
+// (the same data, shared), so that folding sees through it. Fusion and layout passes
+// stay at the top level, where the session can still hand a fused node no backend
+// claims back as its standard operators. Bodies are copied before they change: graphs
+// are shared by pointer between copies of a model. `outer` maps the names of the
+// enclosing graphs' constants to their data.
+using ConstantScope = std::map<std::string, ir::TensorDataPtr>;
+
+bool has_subgraphs(const ir::Graph& graph) {
+  for (const ir::Node& node : graph.nodes())
+    if (optimizer::has_subgraphs(node)) return true;
+  return false;
+}
+
+Status optimize_subgraphs(ir::Graph& graph, const ConstantScope& outer,
+                          optimizer::Pipeline& pipeline, const optimizer::PassContext& context) {
+  // What this graph's bodies see: the enclosing constants, then this graph's own values
+  // (a computed value hides an outer constant of the same name).
+  ConstantScope scope = outer;
+  for (ir::ValueId v = 0; v < graph.value_count(); ++v) {
+    const ir::Value& value = graph.value(v);
+    if (value.is_constant())
+      scope[value.name] = value.constant;
+    else if (!value.outer_scope)
+      scope.erase(value.name);
+  }
+  // Constant nodes whose value only bodies read are not folded (folding leaves captured
+  // values computed); their tensors are constants all the same.
+  for (const ir::Node& node : graph.nodes()) {
+    const ir::Attribute* value = node.attr("value");
+    if (node.domain.empty() && node.op_type == "Constant" && node.outputs.size() == 1 &&
+        node.outputs[0] != ir::kNoValue && value != nullptr &&
+        value->type == ir::AttrType::kTensor && value->tensors.size() == 1)
+      scope[graph.value(node.outputs[0]).name] = value->tensors[0];
+  }
+  for (ir::Node& node : graph.mutable_nodes())
+    for (ir::Attribute& attr : node.attributes)
+      for (std::shared_ptr<ir::Graph>& body : attr.graphs) {
+        if (body == nullptr) continue;
+        body = std::make_shared<ir::Graph>(*body);
+        for (ir::ValueId v = 0; v < body->value_count(); ++v) {
+          ir::Value& value = body->value(v);
+          auto it = value.outer_scope ? scope.find(value.name) : scope.end();
+          if (it == scope.end()) continue;
+          value.outer_scope = false;
+          value.constant = it->second;
+        }
+        const std::string where = node.describe() + ", subgraph '" + attr.name + "'";
+        INFER_RETURN_IF_ERROR(pipeline.run(*body, context).with_context(where));
+        if (!has_subgraphs(*body)) continue;
+        INFER_RETURN_IF_ERROR(optimize_subgraphs(*body, scope, pipeline, context));
+        // What the nested bodies now hold themselves may be dead here.
+        INFER_RETURN_IF_ERROR(pipeline.run(*body, context).with_context(where));
+      }
+  return Status::ok();
+}
+
+// "constant_folding: 12 rewrites, 0.8 ms" for each pass that changed the graph, with
+// `where` after the name ("constant_folding (in subgraphs): ...").
+void add_pass_lines(const optimizer::Pipeline& pipeline, const std::string& where,
+                    std::vector<std::string>& lines) {
+  for (const optimizer::PassStats& st : pipeline.stats()) {
+    if (st.changes == 0) continue;
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.1f", st.milliseconds);
+    lines.push_back(st.name + where + ": " + std::to_string(st.rewrites) +
+                    (st.rewrites == 1 ? " rewrite, " : " rewrites, ") + ms + " ms");
+  }
+}
+
 }  // namespace
 
 Result<OptimizationOutcome> optimize_model(ir::Model& model, const SessionOptions& options,
@@ -92,17 +168,22 @@ Result<OptimizationOutcome> optimize_model(ir::Model& model, const SessionOption
   outcome.context.shape_refiner = &refiner;
   INFER_RETURN_IF_ERROR(pipeline.run(*model.graph, outcome.context)
                             .with_context("model '" + model.source_path + "'"));
+  INFER_ASSIGN_OR_RETURN(
+      optimizer::Pipeline body_pipeline,
+      optimizer::make_pipeline(std::min(options.optimization_level, optimizer::kLevelBasic),
+                               options.disabled_passes));
+  if (body_pipeline.size() > 0) {
+    optimizer::PassContext body_context = outcome.context;
+    body_context.shape_refiner = nullptr;  // ONNX shape inference runs on whole models
+    INFER_RETURN_IF_ERROR(optimize_subgraphs(*model.graph, {}, body_pipeline, body_context)
+                              .with_context("model '" + model.source_path + "'"));
+  }
   // The services live only as long as this call.
   outcome.context.evaluator = nullptr;
   outcome.context.shape_refiner = nullptr;
   import_used_domains(model);
-  for (const optimizer::PassStats& st : pipeline.stats()) {
-    if (st.changes == 0) continue;
-    char ms[32];
-    std::snprintf(ms, sizeof ms, "%.1f", st.milliseconds);
-    outcome.pass_lines.push_back(st.name + ": " + std::to_string(st.rewrites) +
-                                 (st.rewrites == 1 ? " rewrite, " : " rewrites, ") + ms + " ms");
-  }
+  add_pass_lines(pipeline, "", outcome.pass_lines);
+  add_pass_lines(body_pipeline, " (in subgraphs)", outcome.pass_lines);
   return outcome;
 }
 

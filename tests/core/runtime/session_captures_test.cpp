@@ -163,6 +163,61 @@ TEST(SessionCaptures, IfBranchesReadAGraphInputTheIfDoesNotTake) {
   expect_outputs(path, {{"x", f32(kX, {4})}, {"sr", i64(8000)}}, {{"y", neg(kX)}});
 }
 
+// ---- Bodies are optimized too: weights an exporter slices inside a branch -------------
+
+// outer_if(c): then { Constant kw = kW; inner_if(c): then { w = Concat(kw[2:4], kw[0:2]);
+// t = x * w } else { Neg(x) } } else { Neg(x) }. The inner branch reads kw, a Constant node
+// of the enclosing branch: the session folds the Slices and the Concat at load time.
+TEST(SessionCaptures, BodiesFoldWhatTheyComputeFromEnclosingConstants) {
+  ::onnx::GraphProto inner_then;
+  inner_then.set_name("inner_then");
+  raw_initializer<int64_t>(inner_then, "zero", kI64, {1}, {0});
+  raw_initializer<int64_t>(inner_then, "two", kI64, {1}, {2});
+  raw_initializer<int64_t>(inner_then, "four", kI64, {1}, {4});
+  node(inner_then, "low", "Slice", {"kw", "zero", "two"}, {"s0"});
+  node(inner_then, "high", "Slice", {"kw", "two", "four"}, {"s1"});
+  int_attr(node(inner_then, "swap", "Concat", {"s1", "s0"}, {"w"}), "axis", 0);
+  node(inner_then, "scale", "Mul", {"x", "w"}, {"t"});
+  output(inner_then, "t", kF32, {4});
+
+  ::onnx::GraphProto outer_then;
+  outer_then.set_name("outer_then");
+  auto* kw = node(outer_then, "kw", "Constant", {}, {"kw"});
+  {
+    auto* a = kw->add_attribute();
+    a->set_name("value");
+    a->set_type(::onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(::onnx::TensorProto::FLOAT);
+    a->mutable_t()->add_dims(4);
+    for (float v : kW) a->mutable_t()->add_float_data(v);
+  }
+  auto* inner = node(outer_then, "inner_if", "If", {"c"}, {"u"});
+  graph_attr(inner, "then_branch", std::move(inner_then));
+  graph_attr(inner, "else_branch", unary_body("inner_else", "Neg", "x", "n"));
+  output(outer_then, "u", kF32, {4});
+
+  ::onnx::GraphProto g;
+  g.set_name("fold_in_bodies");
+  input(g, "x", kF32, {4});
+  input(g, "c", kBool, {});
+  auto* outer = node(g, "outer_if", "If", {"c"}, {"y"});
+  graph_attr(outer, "then_branch", std::move(outer_then));
+  graph_attr(outer, "else_branch", unary_body("outer_else", "Neg", "x", "m"));
+  output(g, "y", kF32, {4});
+  const std::string path = save(g, "captures_fold_in_bodies.onnx");
+
+  const std::vector<float> want = {kX[0] * kW[2], kX[1] * kW[3], kX[2] * kW[0], kX[3] * kW[1]};
+  expect_outputs(path, {{"x", f32(kX, {4})}, {"c", boolean(true)}}, {{"y", want}});
+  expect_outputs(path, {{"x", f32(kX, {4})}, {"c", boolean(false)}}, {{"y", neg(kX)}});
+
+  auto session = Session::create(path, tree_options({"cpu"}));
+  ASSERT_TRUE(session.is_ok()) << session.status().message();
+  bool folded = false;
+  for (const std::string& line : (*session)->plan().passes)
+    folded = folded || line.rfind("constant_folding (in subgraphs): ", 0) == 0;
+  EXPECT_TRUE(folded) << (*session)->plan().to_text();
+}
+
 // ---- If nested `depth` levels deep, the innermost branches reading `v` --------------
 
 enum class Source { kGraphInput, kInitializer, kIntermediate };
