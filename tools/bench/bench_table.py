@@ -8,6 +8,7 @@ median: alternating rounds expose both engines to the same background load, and 
 spread says how much that load moved the figures.
 """
 
+import math
 import statistics
 
 
@@ -27,6 +28,13 @@ def ratio(ours_ms, theirs_ms):
     if theirs_ms <= 0:
         raise ValueError("the reference latency must be positive")
     return ours_ms / theirs_ms
+
+
+def geometric_mean(values):
+    """The geometric mean of positive numbers (ratios: a 2x and a 0.5x average to 1x)."""
+    if not values or any(v <= 0 for v in values):
+        raise ValueError("the geometric mean needs positive values")
+    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def gflops_per_s(flops, ms):

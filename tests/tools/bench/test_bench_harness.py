@@ -88,6 +88,16 @@ class TableMathTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             bench_table.ratio(1.0, 0.0)
 
+    def test_geometric_mean_of_ratios(self):
+        # 2x and 0.5x cancel; the mean of 4x and 1x is sqrt(4 * 1) = 2x.
+        self.assertAlmostEqual(bench_table.geometric_mean([2.0, 0.5]), 1.0)
+        self.assertAlmostEqual(bench_table.geometric_mean([4.0, 1.0]), 2.0)
+        self.assertAlmostEqual(bench_table.geometric_mean([0.8]), 0.8)
+        with self.assertRaises(ValueError):
+            bench_table.geometric_mean([])
+        with self.assertRaises(ValueError):
+            bench_table.geometric_mean([1.0, 0.0])
+
     def test_peak_is_the_best_isa_at_the_run_thread_count(self):
         results = [{"isa": "avx512", "threads": 1, "gflops": 110.0}, {"isa": "avx512", "threads": 2, "gflops": 220.0},
                    {"isa": "avx2", "threads": 2, "gflops": 230.0}, {"isa": "scalar", "threads": 2, "gflops": 15.0}]
