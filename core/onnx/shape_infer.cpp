@@ -7,7 +7,10 @@
 #include <exception>
 #include <initializer_list>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "infer/printable.hpp"
 #include "onnx/schema_policy.hpp"
@@ -112,6 +115,90 @@ Status check_inference_preconditions(const onnx::GraphProto& graph) {
   return Status::ok();
 }
 
+// ONNX's (1.12) shape inference of the convolutions takes the kernel's spatial dims from
+// W when there is no kernel_shape attribute, then indexes per-dimension vectors sized by
+// X's rank with them: an X of lower rank than W (tests/fuzz found a [1, 1] input) reads
+// past a vector and crashes libonnx. While it runs, each such node either gets
+// kernel_shape spelled out from W's dims when W is an initializer (the same meaning, and
+// ONNX then compares the sizes and reports a mismatch as an error), or, when W's shape is
+// known only at run time, is hidden from ONNX (its outputs stay as the file declares
+// them). restore() undoes both.
+class ConvInferenceGuard {
+ public:
+  explicit ConvInferenceGuard(onnx::ModelProto& model) : model_(model) {
+    guard(*model.mutable_graph(), {});
+    if (hidden_.empty()) return;
+    // ONNX refuses a domain the model does not import; with no schema in it, the nodes are
+    // skipped.
+    auto* import = model.add_opset_import();
+    import->set_domain(kSkippedDomain);
+    import->set_version(1);
+    imported_ = true;
+  }
+  ConvInferenceGuard(const ConvInferenceGuard&) = delete;
+  ConvInferenceGuard& operator=(const ConvInferenceGuard&) = delete;
+  ~ConvInferenceGuard() { restore(); }
+
+  void restore() {
+    for (onnx::NodeProto* node : spelled_out_) {
+      auto* attrs = node->mutable_attribute();
+      for (int i = attrs->size(); i-- > 0;)
+        if (attrs->Get(i).name() == "kernel_shape") attrs->DeleteSubrange(i, 1);
+    }
+    for (auto& [node, domain] : hidden_) node->set_domain(domain);
+    if (imported_) {
+      auto* imports = model_.mutable_opset_import();
+      for (int i = imports->size(); i-- > 0;)
+        if (imports->Get(i).domain() == kSkippedDomain) imports->DeleteSubrange(i, 1);
+    }
+    spelled_out_.clear();
+    hidden_.clear();
+    imported_ = false;
+  }
+
+ private:
+  using Dims = std::unordered_map<std::string, std::vector<int64_t>>;
+
+  void guard(onnx::GraphProto& graph, Dims initializers) {
+    for (const auto& t : graph.initializer())
+      initializers[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+    for (auto& node : *graph.mutable_node()) {
+      for (auto& attr : *node.mutable_attribute()) {
+        if (attr.has_g()) guard(*attr.mutable_g(), initializers);
+        for (auto& body : *attr.mutable_graphs()) guard(body, initializers);
+      }
+      if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+      int w = -1;
+      if (node.op_type() == "Conv" || node.op_type() == "ConvInteger" ||
+          node.op_type() == "ConvTranspose")
+        w = 1;
+      else if (node.op_type() == "QLinearConv")
+        w = 3;
+      if (w < 0 ||
+          std::any_of(node.attribute().begin(), node.attribute().end(),
+                      [](const onnx::AttributeProto& a) { return a.name() == "kernel_shape"; }))
+        continue;
+      auto it = w < node.input_size() ? initializers.find(node.input(w)) : initializers.end();
+      if (it != initializers.end() && it->second.size() >= 3) {
+        auto* attr = node.add_attribute();
+        attr->set_name("kernel_shape");
+        attr->set_type(onnx::AttributeProto::INTS);
+        for (size_t d = 2; d < it->second.size(); ++d) attr->add_ints(it->second[d]);
+        spelled_out_.push_back(&node);
+      } else {
+        hidden_.emplace_back(&node, node.domain());
+        node.set_domain(kSkippedDomain);
+      }
+    }
+  }
+
+  static constexpr const char* kSkippedDomain = "ai.infer.shape_inference_skipped";
+  onnx::ModelProto& model_;
+  std::vector<onnx::NodeProto*> spelled_out_;
+  std::vector<std::pair<onnx::NodeProto*, std::string>> hidden_;
+  bool imported_ = false;
+};
+
 }  // namespace
 
 Status infer_shapes(onnx::ModelProto& model) {
@@ -123,6 +210,7 @@ Status infer_shapes(onnx::ModelProto& model) {
                                             /*data_prop_val=*/true);
   SymbolSet original;
   collect_symbols(model, original);
+  ConvInferenceGuard guard(model);
   try {
     onnx::shape_inference::InferShapes(model, &registry, options);
   } catch (const std::exception& e) {
@@ -130,6 +218,7 @@ Status infer_shapes(onnx::ModelProto& model) {
     std::replace(message.begin(), message.end(), '\n', ' ');
     return invalid_argument("ONNX shape inference failed: " + message);
   }
+  guard.restore();
   forget_invented_symbols(model, original);
   return Status::ok();
 }

@@ -153,5 +153,57 @@ TEST(LoadErrors, PositiveStridesStillLoad) {
   EXPECT_TRUE(r.is_ok()) << r.status().message();
 }
 
+// ONNX's Conv shape inference takes the kernel's dims from W when kernel_shape is absent
+// and then read past a vector sized by X's rank when X had fewer dims than W (a SEGV in
+// libonnx; found by tests/fuzz: an input [1, 1] reaching a Conv through a Cast). The
+// loader spells kernel_shape out from a constant W while ONNX runs, or hides the node
+// from ONNX when W is computed, and leaves the model as it was.
+onnx::ModelProto conv_after_cast(bool constant_w, std::vector<testing::DimSpec> x_dims) {
+  onnx::ModelProto m = testing::make_model(13);
+  auto& g = *m.mutable_graph();
+  testing::add_input(g, "x", onnx::TensorProto::FLOAT, std::move(x_dims));
+  if (constant_w)
+    *g.add_initializer() = testing::float_tensor("w", {2, 1, 3, 3}, std::vector<float>(18, 0.5f));
+  else
+    testing::add_input(g, "w", onnx::TensorProto::FLOAT, {2, 1, 3, 3});
+  testing::add_output_no_shape(g, "y", onnx::TensorProto::FLOAT);
+  testing::attr_int(testing::add_node(g, "Cast", {"x"}, {"xc"}, "cast"), "to",
+                    onnx::TensorProto::FLOAT);
+  testing::add_node(g, "Conv", {"xc", "w"}, {"y"}, "conv");
+  return m;
+}
+
+const ir::Node& node_named(const ir::Model& m, const std::string& name) {
+  for (const ir::Node& n : m.graph->nodes())
+    if (n.name == name) return n;
+  ADD_FAILURE() << "no node " << name;
+  return m.graph->nodes().front();
+}
+
+TEST(LoadErrors, ConvInputOfLowerRankThanItsWeightsLoadsWithoutCrashing) {
+  for (bool constant_w : {true, false}) {
+    SCOPED_TRACE(constant_w ? "constant W" : "W a graph input");
+    const std::string bytes =
+        conv_after_cast(constant_w, {int64_t{1}, int64_t{1}}).SerializeAsString();
+    auto r = load_model_from_memory(bytes.data(), bytes.size(), "m.onnx", "");
+    ASSERT_TRUE(r.is_ok()) << r.status().message();
+    const ir::Node& conv = node_named(*r, "conv");
+    EXPECT_EQ(conv.domain, "");
+    EXPECT_EQ(conv.attr("kernel_shape"), nullptr);  // what the guard added is gone
+  }
+}
+
+TEST(LoadErrors, ConvShapesAreStillInferredFromConstantWeights) {
+  const std::string bytes =
+      conv_after_cast(true, {int64_t{1}, int64_t{1}, int64_t{6}, int64_t{6}}).SerializeAsString();
+  auto r = load_model_from_memory(bytes.data(), bytes.size(), "m.onnx", "");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const ir::Node& conv = node_named(*r, "conv");
+  EXPECT_EQ(conv.attr("kernel_shape"), nullptr);
+  const ir::Shape& y = r->graph->value(conv.outputs[0]).shape;
+  ASSERT_TRUE(y.is_static()) << y.to_string();
+  EXPECT_EQ(y.to_string(), ir::Shape::of({1, 2, 4, 4}).to_string());
+}
+
 }  // namespace
 }  // namespace infer::onnx_io
