@@ -204,12 +204,10 @@ TEST_P(Corpus, MatchesOnnxRuntime) {
                  << cache_dir();
   }
   ASSERT_TRUE(case_json->is_object()) << folder << "/case.json is not a JSON object";
-  const std::string known_failure = string_field(*case_json, "known_failure");
   std::cout << "[          ] " << id << ": " << string_field(*case_json, "package") << ", "
             << string_field(*case_json, "domain") << "\n";
 
-  // Every problem is collected, so that a model listed with a known_failure can report
-  // them as the reason it is skipped.
+  // Every problem is collected and reported at the end, each as a failure.
   std::vector<std::string> problems;
   [&] {
     SessionOptions options;
@@ -276,16 +274,6 @@ TEST_P(Corpus, MatchesOnnxRuntime) {
                          " outputs, ONNX Runtime " + std::to_string(output_specs->array.size()));
   }();
 
-  if (!known_failure.empty()) {
-    if (problems.empty()) {
-      std::cout << "[          ] " << id << " is listed with known_failure '" << known_failure
-                << "' but matches now: remove the entry from tools/realmodels/corpus.json\n";
-      return;
-    }
-    std::string all;
-    for (const std::string& p : problems) all += "\n  " + p;
-    GTEST_SKIP() << "known failure (" << known_failure << "):" << all;
-  }
   for (const std::string& p : problems) ADD_FAILURE() << id << ": " << p;
 }
 
@@ -327,9 +315,8 @@ TEST(RealModelCorpus, ManifestCoversTheIssue) {
     control_flow |= notes.find("control flow") != std::string::npos;
     float16 |= notes.find("float16") != std::string::npos;
     quantized |= notes.find("quantized") != std::string::npos;
-    const std::string known = string_field(m, "known_failure");
-    EXPECT_TRUE(known.empty() || known.find("float16") != std::string::npos)
-        << id << ": known_failure is only for float16 support not there yet, got '" << known << "'";
+    EXPECT_EQ(m.get("known_failure"), nullptr)
+        << id << ": corpus models must match; a failing model is a bug to fix, not to mark";
   }
   EXPECT_GE(ids.size(), 12u);
   EXPECT_GE(used.size(), 5u);

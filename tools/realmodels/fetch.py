@@ -425,7 +425,6 @@ def make_case(cache, ort_dir, corpus, model, model_bytes, stamp, threads):
         "package": f"{package}@{corpus['packages'][package]['version']}",
         "domain": model["domain"],
         "notes": model.get("notes", ""),
-        "known_failure": model.get("known_failure", ""),
         "compute_dtype": narrow or "as declared",
         "inputs": inputs,
         "outputs": outputs,
