@@ -433,6 +433,15 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
             job.col0 = n0 + j;
             for (int64_t i = 0; i < rows; i += mr) {
               job.a = ablk + (i / mr) * a_step;
+              // The next tile's A: the next row panel; after the last one, this block's
+              // first (the next column panel's) or, after the last column panel, the
+              // next K block of the first panel (where the layout keeps it there).
+              if (i + mr < rows)
+                job.a_next = job.a + a_step;
+              else if (j + nr < cols || a_step == kcb * mr)
+                job.a_next = ablk;
+              else
+                job.a_next = ablk + kcb * mr;
               job.mr = static_cast<int>(std::min<int64_t>(mr, rows - i));
               job.row0 = m0 + i;
               job.c = C + job.row0 * ldc + job.col0;

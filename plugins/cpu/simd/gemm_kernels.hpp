@@ -33,6 +33,10 @@ Geometry geometry(Isa isa);
 struct TileJob {
   int64_t kc = 0;
   const float* a = nullptr;
+  // The A micro-panel the next tile reads (a prefetch hint, never dereferenced as data;
+  // nullptr: none). Prepacked weights come from DRAM on the first tile that reads them,
+  // and the hardware prefetchers lose the stream at each jump between panels.
+  const float* a_next = nullptr;
   const float* b = nullptr;
   float* c = nullptr;
   int64_t ldc = 0;

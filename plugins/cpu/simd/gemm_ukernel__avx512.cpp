@@ -19,6 +19,7 @@ namespace {
 
 constexpr int kMr = 14;
 constexpr int kNr = 32;
+constexpr int64_t kPrefetchSteps = 64;  // K steps (14 floats each) ahead
 
 inline __mmask16 tail_mask(int64_t left) {
   return left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
@@ -138,7 +139,14 @@ void tile_impl(const TileJob& t) {
       if constexpr (NV == 2) c1[r] = _mm512_add_ps(c1[r], d1[r]);
     }
   }
-  for (; k < t.kc; ++k, a += kMr, b += kNr) {
+  // A streams (prepacked weights come from DRAM): each step prefetches the A of the step
+  // kPrefetchSteps ahead, running on into the next tile's panel near the end.
+  const int64_t k_switch = t.kc - kPrefetchSteps;
+  const float* pf = k_switch > k ? a + kPrefetchSteps * kMr : t.a_next;
+  if (pf == nullptr) pf = a;
+  for (; k < t.kc; ++k, a += kMr, b += kNr, pf += kMr) {
+    if (k == k_switch && t.a_next != nullptr) pf = t.a_next;
+    _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
     const __m512 b0 = _mm512_loadu_ps(b);
     if constexpr (NV == 1) {
 #pragma GCC unroll 16

@@ -132,11 +132,17 @@ std::vector<Case> cases() {
       {"conv1d_grouped", conv_test_shape(1, 6, 4, 2, {17}, {3}, {1}, {1}, {1}, {1})},
       {"conv3d", conv_test_shape(1, 3, 5, 1, {5, 6, 7}, {3, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1}, {1, 1, 0})},
       // Output rows of 32+ columns: the implicit im2col reads whole 32-column panels with
-      // contiguous loads (stride 1 and 2, clipped at both padded edges), and gathers the
-      // panels that straddle two rows.
+      // contiguous loads (stride 1 and 2, clipped at both padded edges), and the panels
+      // that straddle two rows with a masked load per row (or gathers, with few channels).
       {"wide_3x3_stride1", conv_test_shape(1, 5, 17, 1, {5, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
       {"wide_7x7_stride2_pad3", conv_test_shape(1, 3, 20, 1, {9, 150}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3})},
       {"wide_3x3_stride2_dil2", conv_test_shape(1, 4, 9, 1, {7, 140}, {3, 3}, {1, 2}, {2, 2}, {2, 2}, {1, 3})},
+      // Enough channels that the AVX-512 im2col reads panels spanning several output rows
+      // with masked loads per row (a plan per panel): 9 rows of 4 columns is past its 8
+      // and gathers; 49 offsets of a 7x7 kernel, stride 2, across rows of 13 columns.
+      {"3x3_c8_rows_of_4", conv_test_shape(1, 8, 5, 1, {9, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"7x7_stride2_c9_pad3", conv_test_shape(1, 9, 6, 1, {17, 26}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3})},
+      {"3x3_stride2_c12_rows_of_7", conv_test_shape(1, 12, 4, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})},
       {"kernel_bigger_than_input_padded", conv_test_shape(1, 3, 3, 1, {2, 3}, {3, 5}, {1, 1}, {1, 1}, {1, 2}, {1, 2})},
   };
 }
