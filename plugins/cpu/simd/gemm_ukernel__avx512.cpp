@@ -5,10 +5,13 @@
 // panel packers (with in-register 16 x 16 transposes for row-major A and transposed B);
 // the GEMV loops. The tile does 28 FMAs per K step against two B loads and 14
 // broadcasts: far from the load ports' limit, and its 28 independent chains cover the
-// 4-cycle FMA latency even on a core with two full 512-bit FMA pipes.
+// 4-cycle FMA latency even on a core with two full 512-bit FMA pipes. The tile and the
+// GEMV prefetch the operand they stream into L1 (a model's weights are read once per run,
+// often from memory, and the hardware prefetchers lose the stream at each panel jump).
 #include <immintrin.h>
 
 #include <array>
+#include <cstdint>
 #include <utility>
 
 #include "gemm_kernels.hpp"
@@ -19,7 +22,20 @@ namespace {
 
 constexpr int kMr = 14;
 constexpr int kNr = 32;
-constexpr int64_t kPrefetchSteps = 64;  // K steps (14 floats each) ahead
+// The register tile prefetches its A (14 floats per K step) this many K steps ahead.
+constexpr int64_t kPrefetchSteps = 64;
+// The GEMV streams W once (a classifier's weights, from memory): each K step prefetches
+// the W row this many steps ahead (past the end near the last steps: a prefetch never
+// faults).
+constexpr int64_t kGemvPrefetchSteps = 16;
+
+// Prefetches the line holding base[offset] into L1. The address is formed as an integer:
+// it may lie past the end of the array (a prefetch never faults).
+inline void prefetch(const float* base, int64_t offset) {
+  _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(base) +
+                                             static_cast<uintptr_t>(offset * 4)),
+               _MM_HINT_T0);
+}
 
 inline __mmask16 tail_mask(int64_t left) {
   return left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
@@ -142,11 +158,14 @@ void tile_impl(const TileJob& t) {
   // A streams (prepacked weights come from DRAM): each step prefetches the A of the step
   // kPrefetchSteps ahead, running on into the next tile's panel near the end.
   const int64_t k_switch = t.kc - kPrefetchSteps;
-  const float* pf = k_switch > k ? a + kPrefetchSteps * kMr : t.a_next;
-  if (pf == nullptr) pf = a;
-  for (; k < t.kc; ++k, a += kMr, b += kNr, pf += kMr) {
-    if (k == k_switch && t.a_next != nullptr) pf = t.a_next;
-    _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
+  const float* pf = k_switch > k || t.a_next == nullptr ? a : t.a_next;
+  int64_t pf_off = k_switch > k || t.a_next == nullptr ? kPrefetchSteps * kMr : 0;
+  for (; k < t.kc; ++k, a += kMr, b += kNr, pf_off += kMr) {
+    if (k == k_switch && t.a_next != nullptr) {
+      pf = t.a_next;
+      pf_off = 0;
+    }
+    prefetch(pf, pf_off);
     const __m512 b0 = _mm512_loadu_ps(b);
     if constexpr (NV == 1) {
 #pragma GCC unroll 16
@@ -362,6 +381,8 @@ void gemv_rows(int64_t K, const float* x, int64_t incx, const float* w, int64_t 
     __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     const float* p = w + j;
     for (int64_t k = 0; k < K; ++k, p += ldw) {
+#pragma GCC unroll 4
+      for (int l = 0; l < 4; ++l) prefetch(p, kGemvPrefetchSteps * ldw + 16 * l);
       const __m512 xv = _mm512_set1_ps(x[k * incx]);
       s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(p), s0);
       s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(p + 16), s1);
@@ -380,6 +401,10 @@ void gemv_rows(int64_t K, const float* x, int64_t incx, const float* w, int64_t 
     const float* p = w + j;
     int64_t k = 0;
     for (; k + 2 <= K; k += 2, p += 2 * ldw) {
+      prefetch(p, kGemvPrefetchSteps * ldw);
+      prefetch(p, kGemvPrefetchSteps * ldw + 16);
+      prefetch(p, (kGemvPrefetchSteps + 1) * ldw);
+      prefetch(p, (kGemvPrefetchSteps + 1) * ldw + 16);
       const __m512 x0 = _mm512_set1_ps(x[k * incx]);
       const __m512 x1 = _mm512_set1_ps(x[(k + 1) * incx]);
       s0 = _mm512_fmadd_ps(x0, _mm512_maskz_loadu_ps(m0, p), s0);
