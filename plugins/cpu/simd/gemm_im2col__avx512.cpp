@@ -193,12 +193,11 @@ void pack_one_row(const Im2colGeom& g, int64_t k0, int64_t kc, int32_t ih, int32
 }
 
 // Packs the panel with the plan for stride SW; false when no plan fits it.
-// A plan costs about as much to build as a dozen K steps take to pack with it, so panels
-// whose K block uses each kernel offset only a few times (a 7x7 convolution of 3
-// channels) keep the gathers.
+// A plan costs a few K steps' packing per kernel offset to build, so a K block that uses
+// each offset only once (a 7x7 convolution of 1 channel) keeps the gathers.
 template <int SW>
 bool pack_planned(const Im2colGeom& g, int64_t k0, int64_t kc, int64_t n0, int cols, float* d) {
-  if (kc < 4 * g.KH * g.KW) return false;
+  if (kc < 2 * g.KH * g.KW) return false;
   PanelPlan<SW> plan;
   if (!plan.build(g, n0, cols)) return false;
   plan.pack(g, k0, kc, d);
@@ -217,8 +216,17 @@ void im2col_pack_avx512(const Im2colGeom& g, int64_t k0, int64_t kc, int64_t n0,
   const int64_t plane = g.H * g.W;
   for (int64_t p0 = 0; p0 < cols; p0 += kNr, dst += kc * kNr) {
     const int cc = static_cast<int>(std::min<int64_t>(kNr, cols - p0));
-    if (g.sw == 1 ? pack_planned<1>(g, k0, kc, n0 + p0, cc, dst)
-                  : g.sw == 2 && pack_planned<2>(g, k0, kc, n0 + p0, cc, dst))
+    const int64_t first = n0 + p0, taps = g.KH * g.KW;
+    // A panel inside one output row reads each K step with two loads and no plan; with
+    // few K steps per kernel offset that is cheaper than building one.
+    if ((g.sw == 1 || g.sw == 2) && cc == kNr && first / g.OW == (first + kNr - 1) / g.OW &&
+        kc < 4 * taps) {
+      pack_one_row(g, k0, kc, static_cast<int32_t>(first / g.OW * g.sh - g.ph),
+                   static_cast<int32_t>(first % g.OW * g.sw - g.pw), dst);
+      continue;
+    }
+    if (g.sw == 1 ? pack_planned<1>(g, k0, kc, first, cc, dst)
+                  : g.sw == 2 && pack_planned<2>(g, k0, kc, first, cc, dst))
       continue;
     alignas(64) int32_t ih0[kNr], iw0[kNr];
     for (int j = 0; j < kNr; ++j) {
@@ -229,10 +237,6 @@ void im2col_pack_avx512(const Im2colGeom& g, int64_t k0, int64_t kc, int64_t n0,
       } else {
         ih0[j] = iw0[j] = kOutside;
       }
-    }
-    if (cc == kNr && ih0[0] == ih0[kNr - 1] && (g.sw == 1 || g.sw == 2)) {
-      pack_one_row(g, k0, kc, ih0[0], iw0[0], dst);
-      continue;
     }
     const __m512i ih_a = _mm512_load_si512(ih0), ih_b = _mm512_load_si512(ih0 + 16);
     const __m512i iw_a = _mm512_load_si512(iw0), iw_b = _mm512_load_si512(iw0 + 16);

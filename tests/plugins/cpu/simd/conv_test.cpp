@@ -139,9 +139,11 @@ std::vector<Case> cases() {
       {"wide_3x3_stride2_dil2", conv_test_shape(1, 4, 9, 1, {7, 140}, {3, 3}, {1, 2}, {2, 2}, {2, 2}, {1, 3})},
       // Enough channels that the AVX-512 im2col reads panels spanning several output rows
       // with masked loads per row (a plan per panel): 9 rows of 4 columns is past its 8
-      // and gathers; 49 offsets of a 7x7 kernel, stride 2, across rows of 13 columns.
+      // and gathers; 49 offsets of a 7x7 kernel, stride 2, across rows of 13 columns; one
+      // channel uses each offset once per K block: gathers again.
       {"3x3_c8_rows_of_4", conv_test_shape(1, 8, 5, 1, {9, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
       {"7x7_stride2_c9_pad3", conv_test_shape(1, 9, 6, 1, {17, 26}, {7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3})},
+      {"5x5_c1_gathers", conv_test_shape(1, 1, 3, 1, {6, 40}, {5, 5}, {1, 1}, {1, 1}, {2, 2}, {2, 2})},
       {"3x3_stride2_c12_rows_of_7", conv_test_shape(1, 12, 4, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})},
       {"kernel_bigger_than_input_padded", conv_test_shape(1, 3, 3, 1, {2, 3}, {3, 5}, {1, 1}, {1, 1}, {1, 2}, {1, 2})},
   };
