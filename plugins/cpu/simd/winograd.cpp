@@ -24,22 +24,28 @@ size_t round64(size_t n) { return (n + 63) / 64 * 64; }
 struct Transforms {
   WinogradInputFn in;
   WinogradOutputFn out;
+  WinogradGatherFn gather;
+  WinogradScatterFn scatter;
 };
 
 Transforms transforms_for(Isa isa) {
   switch (isa) {
 #if defined(__x86_64__)
     case Isa::kAvx2:
-      return {winograd_input_avx2, winograd_output_avx2};
+      return {winograd_input_avx2, winograd_output_avx2, winograd_gather_avx2,
+              winograd_scatter_avx2};
     case Isa::kAvx512:
-      return {winograd_input_avx512, winograd_output_avx512};
+      return {winograd_input_avx512, winograd_output_avx512, winograd_gather_avx512,
+              winograd_scatter_avx512};
 #endif
 #if defined(__aarch64__)
     case Isa::kNeon:
-      return {winograd_input_neon, winograd_output_neon};
+      return {winograd_input_neon, winograd_output_neon, winograd_gather_neon,
+              winograd_scatter_neon};
 #endif
     default:
-      return {winograd_input_scalar, winograd_output_scalar};
+      return {winograd_input_scalar, winograd_output_scalar, winograd_gather_scalar,
+              winograd_scatter_scalar};
   }
 }
 
@@ -50,6 +56,12 @@ void winograd_input_scalar(const float* in, int64_t Tp, float* out, int64_t out_
 }
 void winograd_output_scalar(const float* in, int64_t in_stride, int64_t Tp, float bias, float* out) {
   winograd_impl::output_transform<float, 1>(in, in_stride, Tp, bias, out);
+}
+void winograd_gather_scalar(const float* R, int64_t TW, float* dst, int64_t Tp) {
+  winograd_impl::gather_tile_row(R, TW, dst, Tp);
+}
+void winograd_scatter_scalar(const float* q, int64_t Tp, int64_t OW, const float* res, float* y) {
+  winograd_impl::scatter_output_row(q, Tp, OW, res, y);
 }
 
 bool winograd_supports(const ConvShape& s) {
@@ -154,10 +166,7 @@ void winograd_conv2d(Isa isa, const Threads& threads, const ConvShape& s, const 
               std::memcpy(R + lo, src + (lo - pw), sizeof(float) * static_cast<size_t>(hi - lo));
               std::fill(R + hi, R + row_w, 0.0f);
             }
-            for (int64_t j = 0; j < 6; ++j) {
-              float* dst = P + (i * 6 + j) * Tp + t0;
-              for (int64_t tx = 0; tx < TW; ++tx) dst[tx] = R[4 * tx + j];
-            }
+            tf.gather(R, TW, P + i * 6 * Tp + t0, Tp);
           }
         }
         tf.in(P, Tp, V + static_cast<int64_t>(c) * Tp, C * Tp);
@@ -187,13 +196,7 @@ void winograd_conv2d(Isa isa, const Threads& threads, const ConvShape& s, const 
         for (int64_t oy = oy0; oy < oy1; ++oy) {
           const int64_t ty = oy / 4, i = oy % 4;
           const float* q = Q + (i * 4) * Tp + (ty - ty0) * TW;
-          float* yrow = ym + oy * OW;
-          if (rm != nullptr) {
-            const float* rrow = rm + oy * OW;
-            for (int64_t ox = 0; ox < OW; ++ox) yrow[ox] = q[(ox % 4) * Tp + ox / 4] + rrow[ox];
-          } else {
-            for (int64_t ox = 0; ox < OW; ++ox) yrow[ox] = q[(ox % 4) * Tp + ox / 4];
-          }
+          tf.scatter(q, Tp, OW, rm != nullptr ? rm + oy * OW : nullptr, ym + oy * OW);
         }
         apply_activation(isa, act, ym + oy0 * OW, static_cast<size_t>((oy1 - oy0) * OW));
       }

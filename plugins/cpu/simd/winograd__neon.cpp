@@ -14,4 +14,11 @@ void winograd_output_neon(const float* in, int64_t in_stride, int64_t Tp, float 
   winograd_impl::output_transform<Vec, 4>(in, in_stride, Tp, bias, out);
 }
 
+void winograd_gather_neon(const float* R, int64_t TW, float* dst, int64_t Tp) {
+  winograd_impl::gather_tile_row(R, TW, dst, Tp);
+}
+void winograd_scatter_neon(const float* q, int64_t Tp, int64_t OW, const float* res, float* y) {
+  winograd_impl::scatter_output_row(q, Tp, OW, res, y);
+}
+
 }  // namespace infer::cpu::simd

@@ -74,4 +74,64 @@ void output_transform(const float* in, int64_t in_stride, int64_t Tp, float bias
   }
 }
 
+// dst[j * Tp + tx] = R[4 * tx + j] for j < 6, tx < TW (R holds 4 * TW + 2 floats): one
+// row of the 6x6 input tiles of a tile row, put in lane order. Written as an interleaved
+// group of 4 (columns 0..3, which the compiler vectorizes with permutes) plus columns 4
+// and 5, which are columns 0 and 1 of the next tile.
+inline void gather_tile_row(const float* __restrict R, int64_t TW, float* __restrict dst,
+                            int64_t Tp) {
+  float* __restrict d0 = dst;
+  float* __restrict d1 = dst + Tp;
+  float* __restrict d2 = dst + 2 * Tp;
+  float* __restrict d3 = dst + 3 * Tp;
+  float* __restrict d4 = dst + 4 * Tp;
+  float* __restrict d5 = dst + 5 * Tp;
+  for (int64_t tx = 0; tx < TW; ++tx) {
+    d0[tx] = R[4 * tx];
+    d1[tx] = R[4 * tx + 1];
+    d2[tx] = R[4 * tx + 2];
+    d3[tx] = R[4 * tx + 3];
+  }
+  for (int64_t tx = 0; tx + 1 < TW; ++tx) {
+    d4[tx] = d0[tx + 1];
+    d5[tx] = d1[tx + 1];
+  }
+  d4[TW - 1] = R[4 * TW];
+  d5[TW - 1] = R[4 * TW + 1];
+}
+
+// y[ox] = q[(ox % 4) * Tp + ox / 4] (+ res[ox] when res is not null) for ox < OW: one
+// output row from the 4 rows of Q holding its tiles' columns. res may be y itself (an
+// in-place FusedConv): each element is read before the same element is written.
+inline void scatter_output_row(const float* q, int64_t Tp, int64_t OW, const float* res, float* y) {
+  const int64_t full = OW / 4;
+  if (res == nullptr || res != y) {
+    const float* __restrict q0 = q;
+    const float* __restrict q1 = q + Tp;
+    const float* __restrict q2 = q + 2 * Tp;
+    const float* __restrict q3 = q + 3 * Tp;
+    float* __restrict yo = y;
+    if (res == nullptr) {
+      for (int64_t tx = 0; tx < full; ++tx) {
+        yo[4 * tx] = q0[tx];
+        yo[4 * tx + 1] = q1[tx];
+        yo[4 * tx + 2] = q2[tx];
+        yo[4 * tx + 3] = q3[tx];
+      }
+    } else {
+      const float* __restrict r = res;
+      for (int64_t tx = 0; tx < full; ++tx) {
+        yo[4 * tx] = q0[tx] + r[4 * tx];
+        yo[4 * tx + 1] = q1[tx] + r[4 * tx + 1];
+        yo[4 * tx + 2] = q2[tx] + r[4 * tx + 2];
+        yo[4 * tx + 3] = q3[tx] + r[4 * tx + 3];
+      }
+    }
+    for (int64_t ox = 4 * full; ox < OW; ++ox)
+      y[ox] = q[(ox % 4) * Tp + ox / 4] + (res != nullptr ? res[ox] : 0.0f);
+    return;
+  }
+  for (int64_t ox = 0; ox < OW; ++ox) y[ox] = q[(ox % 4) * Tp + ox / 4] + res[ox];
+}
+
 }  // namespace infer::cpu::simd::winograd_impl

@@ -82,6 +82,23 @@ TEST_P(WinogradTest, ResNetLikeShapeWithResidualActivationAndThreads) {
   }
 }
 
+TEST_P(WinogradTest, RowsOfMoreThan16TilesWithResidual) {
+  const Isa isa = GetParam();
+  // Output rows of 71 and 66 columns (18 and 17 tiles, the last one partial): the tile
+  // gather and the output scatter take several vector steps per row, the last masked.
+  for (const int64_t W : {71, 66}) {
+    const ConvShape s = conv_test_shape(1, 8, 5, 1, {6, W}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1});
+    const auto x = random_floats(static_cast<size_t>(8 * s.in_size()), 51);
+    const auto w = random_floats(static_cast<size_t>(5 * 8 * 9), 52);
+    const auto b = random_floats(5, 53);
+    const auto z = random_floats(static_cast<size_t>(5 * s.out_size()), 54);
+    const Act relu{ActKind::kRelu, 0, 0};
+    const auto want = conv_test_reference(s, x, w, b.data(), z.data(), relu);
+    const auto got = conv_test_run(isa, SerialThreads(), s, ConvAlgo::kWinograd, x, w, b.data(), z.data(), relu);
+    EXPECT_LE(scaled_error(got, want), 2e-5) << "W " << W;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllIsas, WinogradTest, ::testing::ValuesIn(test_isas()), isa_param_name);
 
 }  // namespace
