@@ -193,35 +193,47 @@ constexpr auto kTiles2 = tiles_by_rows<2>(std::make_integer_sequence<int, kMr>{}
 
 // An edge panel of NC <= 4 live columns (N = 49 = 32 + 16 + 1, N = 196 = 6 * 32 + 4):
 // the 14 rows of A go along the vector (one masked load per K step) and each column gets
-// its own accumulators, split over even and odd K steps for two FMA chains each, so the
-// panel costs about NC FMAs per K step instead of a 14 x 16 tile's 14. The sums are
+// its own accumulators, split over sets of K steps (4 for one column, else 2) so that at
+// least 4 FMA chains run, so the panel costs about NC FMAs per K step instead of a 14 x 16
+// tile's 14 (a single column on 2 chains was latency-bound: N = 49 ran 23% slower than
+// N = 48). The sums are
 // transposed through a small buffer and finished by the generic epilogue.
 template <int NC>
 void tile_narrow(const TileJob& t) {
   constexpr __mmask16 kRows = static_cast<__mmask16>((1u << kMr) - 1u);
-  __m512 s0[NC], s1[NC];
+  // Independent FMA chains per column: at least 4 in all, so that the 4-cycle latency
+  // does not leave a single column at a quarter of the FMA rate.
+  constexpr int kSets = NC == 1 ? 4 : 2;
+  __m512 s[kSets][NC];
 #pragma GCC unroll 4
-  for (int j = 0; j < NC; ++j) s0[j] = s1[j] = _mm512_setzero_ps();
+  for (int q = 0; q < kSets; ++q)
+#pragma GCC unroll 4
+    for (int j = 0; j < NC; ++j) s[q][j] = _mm512_setzero_ps();
   const float* __restrict a = t.a;
   const float* __restrict b = t.b;
   int64_t k = 0;
-  for (; k + 2 <= t.kc; k += 2, a += 2 * kMr, b += 2 * kNr) {
-    const __m512 a0 = _mm512_maskz_loadu_ps(kRows, a);
-    const __m512 a1 = _mm512_maskz_loadu_ps(kRows, a + kMr);
+  for (; k + kSets <= t.kc; k += kSets, a += kSets * kMr, b += kSets * kNr) {
 #pragma GCC unroll 4
-    for (int j = 0; j < NC; ++j) {
-      s0[j] = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[j]), s0[j]);
-      s1[j] = _mm512_fmadd_ps(a1, _mm512_set1_ps(b[kNr + j]), s1[j]);
+    for (int q = 0; q < kSets; ++q) {
+      const __m512 av = _mm512_maskz_loadu_ps(kRows, a + q * kMr);
+#pragma GCC unroll 4
+      for (int j = 0; j < NC; ++j)
+        s[q][j] = _mm512_fmadd_ps(av, _mm512_set1_ps(b[q * kNr + j]), s[q][j]);
     }
   }
-  if (k < t.kc) {
-    const __m512 a0 = _mm512_maskz_loadu_ps(kRows, a);
+  for (; k < t.kc; ++k, a += kMr, b += kNr) {
+    const __m512 av = _mm512_maskz_loadu_ps(kRows, a);
 #pragma GCC unroll 4
-    for (int j = 0; j < NC; ++j) s0[j] = _mm512_fmadd_ps(a0, _mm512_set1_ps(b[j]), s0[j]);
+    for (int j = 0; j < NC; ++j) s[0][j] = _mm512_fmadd_ps(av, _mm512_set1_ps(b[j]), s[0][j]);
   }
   alignas(64) float cols[NC][16];
 #pragma GCC unroll 4
-  for (int j = 0; j < NC; ++j) _mm512_store_ps(cols[j], _mm512_add_ps(s0[j], s1[j]));
+  for (int j = 0; j < NC; ++j) {
+    __m512 sum = s[0][j];
+#pragma GCC unroll 4
+    for (int q = 1; q < kSets; ++q) sum = _mm512_add_ps(sum, s[q][j]);
+    _mm512_store_ps(cols[j], sum);
+  }
   float acc[kMr * NC];
   for (int r = 0; r < kMr; ++r)
     for (int j = 0; j < NC; ++j) acc[r * NC + j] = cols[j][r];
