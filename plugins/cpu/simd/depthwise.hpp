@@ -5,7 +5,9 @@
 // padding: the inner loop is then plain unaligned vector loads and FMAs. One call of the
 // ISA's plane kernel does a whole channel (copy, every row, bias, residual, and Relu or
 // Clip in registers), so per-channel overhead stays small on the 7x7 and 14x14 planes of
-// MobileNet-style networks. Parallel over (image, channel).
+// MobileNet-style networks. Parallel over (image, channel). With AVX-512, output planes
+// of at most 8x8 (and 14x14 at stride 2) take a channel-blocked kernel instead: 16
+// channels per vector, through a channel-last copy (depthwise_kernels.hpp).
 #pragma once
 
 #include "activation.hpp"

@@ -3,8 +3,12 @@
 // loops are in depthwise_impl.hpp; this file supplies the AVX-512 intrinsics.
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "depthwise_impl.hpp"
 #include "depthwise_kernels.hpp"
+#include "transpose16_avx512.hpp"
 
 namespace infer::cpu::simd {
 
@@ -46,5 +50,86 @@ struct Avx512 {
 }  // namespace
 
 void depthwise_plane_avx512(const DepthwisePlane& p) { depthwise_impl::plane<Avx512>(p); }
+
+namespace {
+
+// G output pixels of one row from ow on (G accumulators: independent FMA chains), the
+// kernel's taps outermost so each weight vector is used G times per load.
+template <int G>
+inline void block_pixels(const DepthwiseBlock& b, const float* in, int64_t wp, const __m512* wv,
+                         __m512 bias, int64_t oh, int64_t ow, float* obuf) {
+  __m512 acc[G];
+  for (int g = 0; g < G; ++g) acc[g] = bias;
+  for (int kh = 0; kh < b.kh; ++kh) {
+    const float* row = in + ((oh * b.sh + kh * b.dh) * wp + ow * b.sw) * 16;
+    for (int kw = 0; kw < b.kw; ++kw) {
+      const __m512 w = wv[kh * b.kw + kw];
+      const float* px = row + kw * b.dw * 16;
+#pragma GCC unroll 8
+      for (int g = 0; g < G; ++g)
+        acc[g] = _mm512_fmadd_ps(w, _mm512_load_ps(px + g * b.sw * 16), acc[g]);
+    }
+  }
+  for (int g = 0; g < G; ++g) _mm512_store_ps(obuf + (oh * b.OW + ow + g) * 16, acc[g]);
+}
+
+}  // namespace
+
+void depthwise_block16_avx512(const DepthwiseBlock& b) {
+  using T = Avx512;
+  const int64_t hp = (b.OH - 1) * b.sh + (b.kh - 1) * b.dh + 1;
+  const int64_t wp = (b.OW - 1) * b.sw + (b.kw - 1) * b.dw + 1;
+  const int64_t plane = b.H * b.W, oplane = b.OH * b.OW;
+  float* in = b.buf;
+  float* obuf = b.buf + 16 * hp * wp;
+  const __m512 zero = _mm512_setzero_ps();
+  // 1. The padded input, channel-last: pixel (y, x) of the buffer is input (y - ph, x - pw).
+  std::memset(in, 0, sizeof(float) * static_cast<size_t>(16 * hp * wp));
+  const int64_t iy0 = std::max<int64_t>(0, -b.ph), iy1 = std::min(b.H, hp - b.ph);
+  const int64_t ix0 = std::max<int64_t>(0, -b.pw), ix1 = std::min(b.W, wp - b.pw);
+  __m512 r[16];
+  for (int64_t iy = iy0; iy < iy1; ++iy)
+    for (int64_t ix = ix0; ix < ix1; ix += 16) {
+      const int64_t n = std::min<int64_t>(16, ix1 - ix);
+      const __mmask16 m = T::mask(n);
+      for (int c = 0; c < 16; ++c)
+        r[c] = c < b.count ? _mm512_maskz_loadu_ps(m, b.x + c * plane + iy * b.W + ix) : zero;
+      transpose16(r);
+      float* dst = in + ((iy + b.ph) * wp + ix + b.pw) * 16;
+      for (int64_t p = 0; p < n; ++p) _mm512_store_ps(dst + p * 16, r[p]);
+    }
+  // 2. Every output pixel: weights and bias as vectors of the block's channels.
+  const int taps = b.kh * b.kw;
+  __m512 wv[kDepthwiseBlockMaxTaps];
+  for (int t = 0; t < taps; ++t) {
+    alignas(64) float col[16] = {};
+    for (int c = 0; c < b.count; ++c) col[c] = b.weights[c * taps + t];
+    wv[t] = _mm512_load_ps(col);
+  }
+  const __m512 bias = b.bias != nullptr ? _mm512_maskz_loadu_ps(T::mask(b.count), b.bias) : zero;
+  for (int64_t oh = 0; oh < b.OH; ++oh) {
+    int64_t ow = 0;
+    for (; ow + 4 <= b.OW; ow += 4) block_pixels<4>(b, in, wp, wv, bias, oh, ow, obuf);
+    for (; ow < b.OW; ++ow) block_pixels<1>(b, in, wp, wv, bias, oh, ow, obuf);
+  }
+  // 3. Back to planes, with the residual (read just before the same elements are
+  // written: it may be `out`) and Relu / Clip.
+  for (int64_t p0 = 0; p0 < oplane; p0 += 16) {
+    const int64_t n = std::min<int64_t>(16, oplane - p0);
+    const __mmask16 m = T::mask(n);
+    for (int p = 0; p < 16; ++p) r[p] = p < n ? _mm512_load_ps(obuf + (p0 + p) * 16) : zero;
+    transpose16(r);
+    for (int c = 0; c < b.count; ++c) {
+      __m512 v = r[c];
+      if (b.residual != nullptr)
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, b.residual + c * oplane + p0));
+      if (b.clamp == DepthwiseClamp::kRelu)
+        v = T::relu(v);
+      else if (b.clamp == DepthwiseClamp::kClip)
+        v = T::clip(v, _mm512_set1_ps(b.lo), _mm512_set1_ps(b.hi));
+      _mm512_mask_storeu_ps(b.out + c * oplane + p0, m, v);
+    }
+  }
+}
 
 }  // namespace infer::cpu::simd

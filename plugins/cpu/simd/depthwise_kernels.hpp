@@ -43,6 +43,42 @@ struct DepthwisePlane {
   float hi = 0.0f;
 };
 
+// Up to 16 channels of one image at once, for small planes (depthwise.cpp picks it): the
+// inputs are transposed into a zero-padded channel-last buffer (pixel-major, 16 channels
+// per pixel), every output pixel is kh * kw FMAs on whole vectors of channels, and the
+// results are transposed back. A 7x7 plane fills a third of a vector along its width;
+// across channels every lane works.
+//   out[c][oh][ow] = clamp(bias[c] + sum w[c][kh][kw] * x[c][oh * sh + kh * dh - ph]
+//                                                       [ow * sw + kw * dw - pw] +
+//                                                       residual[c][oh][ow])
+struct DepthwiseBlock {
+  const float* x = nullptr;         // channel 0 of the block: [count][H][W]
+  float* out = nullptr;             // [count][OH][OW]
+  const float* residual = nullptr;  // [count][OH][OW] or null; may be `out` itself
+  const float* weights = nullptr;   // [count][kh][kw]
+  const float* bias = nullptr;      // [count] or null
+  int count = 0;                    // channels in the block, 1..16
+  int kh = 0;
+  int kw = 0;
+  int64_t H = 0, W = 0, OH = 0, OW = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
+  DepthwiseClamp clamp = DepthwiseClamp::kNone;
+  float lo = 0.0f;
+  float hi = 0.0f;
+  float* buf = nullptr;  // depthwise_block_floats(...) floats, 64-byte aligned
+};
+constexpr int kDepthwiseBlockMaxTaps = 25;
+// Floats of a DepthwiseBlock's scratch: the padded input and the outputs, 16 per pixel.
+inline int64_t depthwise_block_floats(const DepthwiseBlock& b) {
+  const int64_t hp = (b.OH - 1) * b.sh + (b.kh - 1) * b.dh + 1;
+  const int64_t wp = (b.OW - 1) * b.sw + (b.kw - 1) * b.dw + 1;
+  return 16 * (hp * wp + b.OH * b.OW);
+}
+#if defined(__x86_64__)
+// kh * kw <= kDepthwiseBlockMaxTaps.
+void depthwise_block16_avx512(const DepthwiseBlock& b);
+#endif
+
 void depthwise_plane_scalar(const DepthwisePlane& p);
 #if defined(__x86_64__)
 void depthwise_plane_avx2(const DepthwisePlane& p);
