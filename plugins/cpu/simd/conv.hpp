@@ -11,7 +11,8 @@
 //     gemm_im2col.hpp); other ranks as im2col (per-thread scratch) + GEMM. Any rank,
 //     group, stride, dilation and padding.
 //   - kDepthwise: group == C == M, 2-D: the raw [C, kh * kw] weights for the direct
-//     depthwise kernel (depthwise.hpp), vectorized along the output width.
+//     depthwise kernel (depthwise.hpp), vectorized along the output width (AVX-512, small
+//     planes: across 16 channels).
 //   - kWinograd: 2-D 3x3 stride-1 dilation-1 group-1 with enough channels: F(4x4, 3x3),
 //     the 36 transformed weight matrices packed as sgemm's A (winograd.hpp).
 // The packed blob starts with a header naming the algorithm, ISA and dims, so a blob made

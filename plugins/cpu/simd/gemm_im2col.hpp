@@ -1,8 +1,9 @@
 // Implicit im2col: the B operand of a 2-D convolution's GEMM (rows = input channel x
 // kernel offset, columns = output positions), packed panel by panel straight from the
 // image when sgemm asks for a block. The column matrix is never written out and packed
-// again, and the per-ISA packers gather a whole panel per K step (AVX-512: two masked
-// gathers) instead of copying short output rows one by one.
+// again, and the per-ISA packers fill a whole panel per K step (AVX-512: a masked load
+// per output row the panel spans, see gemm_im2col__avx512.cpp) instead of copying short
+// output rows one by one.
 #pragma once
 
 #include <cstdint>
