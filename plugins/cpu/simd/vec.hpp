@@ -42,6 +42,9 @@ enum class UnaryOp {
   kReciprocal,
 };
 
+// kMax and kMin are numpy's maximum and minimum: NaN when either operand is NaN, else the
+// larger (smaller) one, the first operand on a tie (max(-0, +0) is -0), as the ONNX
+// Max/Min kernels compute them.
 enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
 // y[i] = op(x[i]).

@@ -36,6 +36,16 @@ struct Avx2V {
   // MINPS/MAXPS return the second operand when either is NaN: exactly a < b ? a : b.
   static R min(R a, R b) { return _mm256_min_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
+  // numpy's maximum/minimum: MAXPS(b, a) returns a on a tie or a NaN; a + b where either
+  // is NaN.
+  static R max_nan(R a, R b) {
+    return _mm256_blendv_ps(_mm256_max_ps(b, a), _mm256_add_ps(a, b),
+                            _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+  }
+  static R min_nan(R a, R b) {
+    return _mm256_blendv_ps(_mm256_min_ps(b, a), _mm256_add_ps(a, b),
+                            _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+  }
   static R sign_bit() { return _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MIN)); }
   static R abs(R a) { return _mm256_andnot_ps(sign_bit(), a); }
   static R neg(R a) { return _mm256_xor_ps(a, sign_bit()); }

@@ -36,6 +36,14 @@ struct Avx512V {
   // MINPS/MAXPS return the second operand when either is NaN: exactly a < b ? a : b.
   static R min(R a, R b) { return _mm512_min_ps(a, b); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }
+  // numpy's maximum/minimum: MAXPS(b, a) returns a on a tie or a NaN; a + b where either
+  // is NaN.
+  static R max_nan(R a, R b) {
+    return _mm512_mask_add_ps(_mm512_max_ps(b, a), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), a, b);
+  }
+  static R min_nan(R a, R b) {
+    return _mm512_mask_add_ps(_mm512_min_ps(b, a), _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q), a, b);
+  }
   static R abs(R a) { return _mm512_abs_ps(a); }
   static R neg(R a) {
     return _mm512_castsi512_ps(

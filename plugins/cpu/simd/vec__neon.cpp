@@ -35,6 +35,15 @@ struct NeonV {
   // The x86 semantics (a < b ? a : b), so NaN handling matches the other variants.
   static R min(R a, R b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
   static R max(R a, R b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+  // numpy's maximum/minimum: a < b ? b : a (b < a ? b : a), a + b where either is NaN.
+  static R max_nan(R a, R b) {
+    const uint32x4_t ordered = vandq_u32(vceqq_f32(a, a), vceqq_f32(b, b));
+    return vbslq_f32(ordered, vbslq_f32(vcltq_f32(a, b), b, a), vaddq_f32(a, b));
+  }
+  static R min_nan(R a, R b) {
+    const uint32x4_t ordered = vandq_u32(vceqq_f32(a, a), vceqq_f32(b, b));
+    return vbslq_f32(ordered, vbslq_f32(vcltq_f32(b, a), b, a), vaddq_f32(a, b));
+  }
   static R abs(R a) { return vabsq_f32(a); }
   static R neg(R a) { return vnegq_f32(a); }
   static R sqrt(R a) { return vsqrtq_f32(a); }

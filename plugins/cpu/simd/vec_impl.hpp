@@ -204,8 +204,12 @@ struct VecKernelsImpl {
       case BinaryOp::kSub: f([](R a, R b) { return V::sub(a, b); }); break;
       case BinaryOp::kMul: f([](R a, R b) { return V::mul(a, b); }); break;
       case BinaryOp::kDiv: f([](R a, R b) { return V::div(a, b); }); break;
-      case BinaryOp::kMax: f([](R a, R b) { return V::max(a, b); }); break;
-      case BinaryOp::kMin: f([](R a, R b) { return V::min(a, b); }); break;
+      case BinaryOp::kMax:
+        f([](R a, R b) { return V::max_nan(a, b); });
+        break;
+      case BinaryOp::kMin:
+        f([](R a, R b) { return V::min_nan(a, b); });
+        break;
     }
   }
 

@@ -29,6 +29,10 @@ struct ScalarV {
   static R fma(R a, R b, R c) { return a * b + c; }
   static R min(R a, R b) { return a < b ? a : b; }
   static R max(R a, R b) { return a > b ? a : b; }
+  // numpy's maximum/minimum (BinaryOp kMax/kMin): NaN when either is NaN, else the
+  // larger/smaller, the first operand on a tie (so max(-0, +0) is -0).
+  static R max_nan(R a, R b) { return a != a || b != b ? a + b : (a < b ? b : a); }
+  static R min_nan(R a, R b) { return a != a || b != b ? a + b : (b < a ? b : a); }
   static R abs(R a) { return std::fabs(a); }
   static R neg(R a) { return -a; }
   static R sqrt(R a) { return std::sqrt(a); }

@@ -5,6 +5,7 @@
 // half-precision rounding, variadic broadcasting and the seeded random generators.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -209,6 +210,61 @@ TEST_F(CpuMath, HalfPrecisionRoundsOnceToNearestEven) {
   EXPECT_EQ(m[1], 2.0);
 }
 
+TEST_F(CpuMath, Float32MaxMinFollowNumpyOnNanTiesAndBroadcast) {
+  // numpy.maximum / numpy.minimum: NaN in either input gives NaN, a tie gives the first
+  // input (max(-0, +0) is -0), on 19 elements so the vector loop and its tail both run;
+  // then a broadcast scalar and a third input folded in.
+  std::vector<float> a(19), b(19);
+  for (int i = 0; i < 19; ++i) {
+    a[i] = static_cast<float>(i % 7) - 3.0f;
+    b[i] = 3.0f - static_cast<float>(i % 5);
+  }
+  a[2] = NAN;
+  b[17] = NAN;
+  a[5] = -0.0f;
+  b[5] = 0.0f;
+  a[6] = 0.0f;
+  b[6] = -0.0f;
+  for (const char* op : {"Max", "Min"}) {
+    const bool is_max = std::string(op) == "Max";
+    RunResult r = run1(op, {of("a", INFER_DTYPE_FLOAT32, {19}), of("b", INFER_DTYPE_FLOAT32, {19})},
+                       of("y", INFER_DTYPE_FLOAT32, {19}),
+                       {HostTensor::f32({19}, a), HostTensor::f32({19}, b)});
+    ASSERT_TRUE(r.ok()) << op << ": " << r.status.message;
+    const std::vector<float> y = r.outputs[0].as<float>();
+    for (int i = 0; i < 19; ++i) {
+      if (i == 2 || i == 17) {
+        EXPECT_TRUE(std::isnan(y[i])) << op << " at " << i;
+      } else if (i == 5 || i == 6) {
+        EXPECT_EQ(y[i], 0.0f) << op << " at " << i;
+        EXPECT_EQ(std::signbit(y[i]), std::signbit(a[i]))
+            << op << " keeps the first of a tie at " << i;
+      } else {
+        EXPECT_EQ(y[i], is_max ? std::max(a[i], b[i]) : std::min(a[i], b[i])) << op << " at " << i;
+      }
+    }
+    // [2, 3] with a scalar NaN and a [3] row: every output NaN.
+    r = run1(op,
+             {of("a", INFER_DTYPE_FLOAT32, {2, 3}), of("s", INFER_DTYPE_FLOAT32, {}),
+              of("c", INFER_DTYPE_FLOAT32, {3})},
+             of("y", INFER_DTYPE_FLOAT32, {2, 3}),
+             {HostTensor::f32({2, 3}, {1, -2, 3, -4, 5, -6}), HostTensor::f32({}, {NAN}),
+              HostTensor::f32({3}, {0, 0, 0})});
+    ASSERT_TRUE(r.ok()) << op << ": " << r.status.message;
+    for (float v : r.outputs[0].as<float>())
+      EXPECT_TRUE(std::isnan(v)) << op << " with a NaN scalar";
+    r = run1(op,
+             {of("a", INFER_DTYPE_FLOAT32, {2, 3}), of("s", INFER_DTYPE_FLOAT32, {}),
+              of("c", INFER_DTYPE_FLOAT32, {3})},
+             of("y", INFER_DTYPE_FLOAT32, {2, 3}),
+             {HostTensor::f32({2, 3}, {1, -2, 3, -4, 5, -6}), HostTensor::f32({}, {0.5f}),
+              HostTensor::f32({3}, {-1, 2, -3})});
+    ASSERT_TRUE(r.ok()) << op << ": " << r.status.message;
+    EXPECT_EQ(r.outputs[0].as<float>(), is_max ? (std::vector<float>{1, 2, 3, 0.5f, 5, 0.5f})
+                                               : (std::vector<float>{-1, -2, -3, -4, 0.5f, -6}));
+  }
+}
+
 TEST_F(CpuMath, PowMixedDtypes) {
   // int32 base, uint64 exponent: exact integer powers; negative int exponents truncate.
   RunResult r = run1("Pow", {of("a", INFER_DTYPE_INT32, {3}), of("b", INFER_DTYPE_UINT64, {3})},
@@ -225,6 +281,37 @@ TEST_F(CpuMath, PowMixedDtypes) {
            {}, 15);
   ASSERT_TRUE(r.ok()) << r.status.message;
   EXPECT_EQ(r.outputs[0].as<int64_t>(), (std::vector<int64_t>{0, -1, 1}));
+}
+
+TEST_F(CpuMath, PowSquaresFloat32ByMultiplying) {
+  // An exponent of one value 2 (float32 scalar, [1, 1] float64, int64) squares the base as
+  // numpy does (np.square: x * x rounded once): 21 values so the vector loop and its tail
+  // run, with NaN, infinities, a signed zero and values whose square rounds.
+  const std::vector<float> a = {1.1f,       -3.7f, NAN,   INFINITY,   -INFINITY, -0.0f,    1e20f,
+                                1.0000001f, 0.3f,  -2.5f, 7.25f,      1e-23f,    -1.5e19f, 3.0f,
+                                65504.0f,   0.1f,  -0.1f, 12345.678f, 2.0f,      -1.0f,    5.5f};
+  std::vector<float> want(a.size());
+  for (size_t i = 0; i < a.size(); ++i) want[i] = a[i] * a[i];
+  const std::vector<HostTensor> exponents = {
+      HostTensor::f32({}, {2.0f}), HostTensor::make<double>(INFER_DTYPE_FLOAT64, {1, 1}, {2.0}),
+      HostTensor::i64({1}, {2})};
+  for (const HostTensor& e : exponents) {
+    const int64_t n = static_cast<int64_t>(a.size());
+    const std::vector<int64_t> out_dims =
+        e.dims.size() == 2 ? std::vector<int64_t>{1, n} : std::vector<int64_t>{n};
+    RunResult r =
+        run1("Pow", {of("a", INFER_DTYPE_FLOAT32, {n}), of("b", e.dtype, e.dims)},
+             of("y", INFER_DTYPE_FLOAT32, out_dims), {HostTensor::f32({n}, a), e}, {}, 15);
+    ASSERT_TRUE(r.ok()) << r.status.message;
+    const std::vector<float> y = r.outputs[0].as<float>();
+    ASSERT_EQ(y.size(), want.size());
+    for (size_t i = 0; i < y.size(); ++i) {
+      if (std::isnan(want[i]))
+        EXPECT_TRUE(std::isnan(y[i])) << i;
+      else
+        EXPECT_EQ(y[i], want[i]) << "element " << i << " exponent dtype " << e.dtype;
+    }
+  }
 }
 
 TEST_F(CpuMath, VariadicMeanBroadcasts) {

@@ -14,6 +14,7 @@
 #include "../host_threads.hpp"
 #include "../node_util.hpp"
 #include "broadcast.hpp"
+#include "float32_binary.hpp"
 #include "math_common.hpp"
 #include "math_legacy_broadcast.hpp"
 #include "simd/vec.hpp"
@@ -92,6 +93,8 @@ C float_mod(C a, C b, bool fmod) {
   return r;
 }
 
+}  // namespace
+
 // y = a op b for float32 with numpy broadcasting: the broadcast plan collapses the shapes
 // so every innermost segment is contiguous in each input or repeats one of its values.
 Status float32_binary(KernelContext& ctx, const Tensor& A, const Tensor& B, simd::BinaryOp op,
@@ -138,6 +141,8 @@ Status float32_binary(KernelContext& ctx, const Tensor& A, const Tensor& B, simd
   });
   return Status::ok();
 }
+
+namespace {
 
 template <typename T>
 Status check_nonzero_divisor(const Tensor& B, const char* what) {

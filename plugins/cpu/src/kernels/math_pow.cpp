@@ -3,11 +3,13 @@
 // computing in the promoted type and casting back: float32 (or narrower) bases with
 // float32 (or narrower) exponents use powf, other float mixes use double; integer bases
 // with integer exponents use exact wrapping integer powers; integer bases with float
-// exponents use double and truncate (saturating) back to the integer type.
+// exponents use double and truncate (saturating) back to the integer type. A float32 base
+// with a single exponent value of 2 is squared with a multiply (numpy's np.square).
 #include <cmath>
 #include <type_traits>
 
 #include "../node_util.hpp"
+#include "float32_binary.hpp"
 #include "math_common.hpp"
 #include "math_legacy_broadcast.hpp"
 
@@ -58,6 +60,21 @@ TA pow_value(TA a, TB b) {
   }
 }
 
+// Whether the one-element exponent t is exactly 2, in whatever numeric dtype it has.
+bool exponent_is_two(const Tensor& t) {
+  bool two = false;
+  (void)dispatch(t.dtype, kExponentMask, "Pow exponent", [&]<typename T>(Tag<T>) -> Status {
+    if constexpr (math::in_mask<T>(kExponentMask)) {
+      if constexpr (is_float_v<T>)
+        two = static_cast<double>(to_compute(t.as<T>()[0])) == 2.0;
+      else
+        two = t.as<T>()[0] == T(2);
+    }
+    return Status::ok();
+  });
+  return two;
+}
+
 class PowKernel final : public Kernel {
  public:
   explicit PowKernel(math::LegacyBroadcast legacy) : legacy_(legacy) {}
@@ -69,6 +86,12 @@ class PowKernel final : public Kernel {
     Tensor b = *B;
     math::OutSpec out;
     CPU_RETURN_IF_ERROR(legacy_.apply(*A, &b, &out));
+    // A float32 base squared by one exponent value 2 (a power spectrum's |x|^2) is x * x on
+    // the SIMD multiply, as numpy computes it (np.power takes np.square for a scalar 2);
+    // powf per element was 6 ns each.
+    if (A->dtype == INFER_DTYPE_FLOAT32 && out.dims == nullptr && b.numel() == 1 &&
+        b.dims.size() <= A->dims.size() && exponent_is_two(b))
+      return float32_binary(ctx, *A, *A, simd::BinaryOp::kMul, out);
     return dispatch(A->dtype, kBaseMask, "Pow base", [&]<typename TA>(Tag<TA>) -> Status {
       if constexpr (math::in_mask<TA>(kBaseMask)) {
         return dispatch(b.dtype, kExponentMask, "Pow exponent",

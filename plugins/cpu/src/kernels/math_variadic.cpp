@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "../node_util.hpp"
+#include "float32_binary.hpp"
 #include "math_common.hpp"
 
 namespace infer::cpu::kernels {
@@ -90,13 +91,24 @@ class VariadicKernel final : public Kernel {
         CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, ins[0]->dtype, out_dims));
         const auto f = step_fn<T>(op_->op);
         const math::OutSpec into{nullptr, Y};
+        // float32 Max and Min run the SIMD library's vector loops (the same NaN and tie
+        // rules as step_fn): a LeakyRelu written as max(x, a * x) was a scalar loop
+        // through a function pointer per element.
+        auto step = [&](const Tensor& a, const Tensor& b) -> Status {
+          if constexpr (std::is_same_v<T, float>) {
+            if (op_->op == VariadicOp::kMax || op_->op == VariadicOp::kMin)
+              return float32_binary(
+                  ctx, a, b,
+                  op_->op == VariadicOp::kMax ? simd::BinaryOp::kMax : simd::BinaryOp::kMin, into);
+          }
+          return math::binary_loop<T, T, T>(ctx, a, b, Y->dtype, f, into);
+        };
         if (ins.size() == 1) {
           CPU_RETURN_IF_ERROR(math::broadcast_copy<T>(ctx, *ins[0], Y));
         } else {
-          CPU_RETURN_IF_ERROR((math::binary_loop<T, T, T>(ctx, *ins[0], *ins[1], Y->dtype, f, into)));
+          CPU_RETURN_IF_ERROR(step(*ins[0], *ins[1]));
         }
-        for (size_t i = 2; i < ins.size(); ++i)
-          CPU_RETURN_IF_ERROR((math::binary_loop<T, T, T>(ctx, *Y, *ins[i], Y->dtype, f, into)));
+        for (size_t i = 2; i < ins.size(); ++i) CPU_RETURN_IF_ERROR(step(*Y, *ins[i]));
         if constexpr (is_float_v<T>) {
           if (op_->op == VariadicOp::kMean) {
             using C = compute_t<T>;

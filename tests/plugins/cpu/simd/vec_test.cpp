@@ -217,10 +217,73 @@ double binary_ref(BinaryOp op, double a, double b) {
     case BinaryOp::kSub: return a - b;
     case BinaryOp::kMul: return a * b;
     case BinaryOp::kDiv: return a / b;
-    case BinaryOp::kMax: return std::max(a, b);
-    case BinaryOp::kMin: return std::min(a, b);
+    case BinaryOp::kMax:
+      return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? b : a);
+    case BinaryOp::kMin:
+      return std::isnan(a) || std::isnan(b) ? a + b : (b < a ? b : a);
   }
   return 0;
+}
+
+// numpy's maximum/minimum, as the ONNX Max/Min kernels define them: a NaN in either
+// operand (either position, a vector or the broadcast scalar) gives NaN, a tie gives the
+// first operand (signed zeros tell which), at every position of a vector and its tail.
+TEST_P(VecTest, MaxMinPropagateNanAndKeepTheFirstOfATie) {
+  const Isa isa = GetParam();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t n : {size_t{5}, size_t{16}, size_t{37}}) {
+    std::vector<float> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) {
+      switch (i % 5) {
+        case 0:
+          a[i] = nan;
+          b[i] = 1.0f;
+          break;
+        case 1:
+          a[i] = 2.0f;
+          b[i] = nan;
+          break;
+        case 2:
+          a[i] = -0.0f;
+          b[i] = 0.0f;
+          break;
+        case 3:
+          a[i] = 0.0f;
+          b[i] = -0.0f;
+          break;
+        default:
+          a[i] = -3.0f;
+          b[i] = 4.0f;
+          break;
+      }
+    }
+    for (BinaryOp op : {BinaryOp::kMax, BinaryOp::kMin}) {
+      std::vector<float> y(n);
+      vec_binary(isa, op, a.data(), b.data(), y.data(), n);
+      for (size_t i = 0; i < n; ++i) {
+        const std::string what = std::string(op == BinaryOp::kMax ? "max" : "min") +
+                                 " n=" + std::to_string(n) + " i=" + std::to_string(i);
+        switch (i % 5) {
+          case 0:
+          case 1:
+            EXPECT_TRUE(std::isnan(y[i])) << what;
+            break;
+          case 2:
+          case 3:
+            EXPECT_EQ(y[i], 0.0f) << what;
+            EXPECT_EQ(std::signbit(y[i]), std::signbit(a[i])) << what;
+            break;
+          default:
+            EXPECT_EQ(y[i], op == BinaryOp::kMax ? 4.0f : -3.0f) << what;
+        }
+      }
+      vec_binary_scalar(isa, op, b.data(), nan, y.data(), n, false);
+      for (size_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(y[i])) << "scalar NaN i=" << i;
+      vec_binary_scalar(isa, op, a.data(), 1.0f, y.data(), n, true);
+      for (size_t i = 0; i < n; i += 5)
+        EXPECT_TRUE(std::isnan(y[i])) << "vector NaN, scalar first i=" << i;
+    }
+  }
 }
 
 TEST_P(VecTest, BinaryAndScalarBroadcast) {
