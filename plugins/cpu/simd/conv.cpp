@@ -119,6 +119,9 @@ void gemm_conv(Isa isa, const Threads& threads, const ConvShape& s, const void* 
   const bool pointwise = is_pointwise(s);
   const bool strided_pointwise = is_strided_pointwise(s);
   const bool implicit_2d = !pointwise && !strided_pointwise && s.rank == 2;
+  const bool strided_window_1d =
+      s.rank == 1 && Cg == 1 && !pointwise && s.pad_begin[0] == 0 &&
+      (s.out[0] - 1) * s.stride[0] + (s.kernel[0] - 1) * s.dilation[0] < s.in[0];
 
   const int64_t tasks = N * G;
   const int conc = threads.concurrency();
@@ -188,6 +191,14 @@ void gemm_conv(Isa isa, const Threads& threads, const ConvShape& s, const void* 
       const Im2colSource source(geom);
       sgemm(isa, inner, Mg, out_sp, K, 1.0f, A, GemmOperand::from_source(&source), 0.0f, y + y_off,
             out_sp, ep);
+      return;
+    }
+    if (strided_window_1d) {
+      // One input channel, no padding: column t of the im2col matrix is the input window
+      // at t * stride, so the matrix is the input itself read with row stride dilation and
+      // column stride stride (an STFT written as a Conv: kernel 512, stride 160).
+      sgemm(isa, inner, Mg, out_sp, K, 1.0f, A, GemmOperand::raw(xg, s.dilation[0], s.stride[0]),
+            0.0f, y + y_off, out_sp, ep);
       return;
     }
     float* col = scratch_as<float>(ScratchSlot::kColumns, static_cast<size_t>(K * out_sp));

@@ -130,6 +130,10 @@ std::vector<Case> cases() {
       {"depthwise_3x3", conv_test_shape(2, 17, 17, 17, {10, 21}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
       {"conv1d", conv_test_shape(2, 3, 17, 1, {29}, {5}, {2}, {2}, {3}, {1})},
       {"conv1d_grouped", conv_test_shape(1, 6, 4, 2, {17}, {3}, {1}, {1}, {1}, {1})},
+      // One input channel per group and no padding: the GEMM reads the input as the im2col
+      // matrix through strides (an STFT front end), whole windows up to the last one.
+      {"conv1d_one_channel_stft", conv_test_shape(2, 1, 17, 1, {300}, {64}, {20}, {1}, {0}, {0})},
+      {"conv1d_one_channel_per_group_dilated", conv_test_shape(1, 4, 8, 4, {61}, {5}, {3}, {2}, {0}, {0})},
       {"conv3d", conv_test_shape(1, 3, 5, 1, {5, 6, 7}, {3, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1}, {1, 1, 0})},
       // Output rows of 32+ columns: the implicit im2col reads whole 32-column panels with
       // contiguous loads (stride 1 and 2, clipped at both padded edges), and the panels
