@@ -19,9 +19,9 @@ namespace infer::optimizer {
 // are constant scalars or omitted (then -inf / +inf), and Gelu (ai.infer, or ONNX's
 // opset-20 operator): approximate "none" -> "Gelu", "tanh" -> "GeluTanh".
 //
-// Matched only at default-domain opset 13 or newer, on float types, when the anchor's
-// output is read by the activation alone (not a graph output, not captured) and the
-// activation's output has the same dtype.
+// Matched only at default-domain opset 9 or newer (kMinFusionOpset; Clip in its opset 6-10
+// attribute form too), on float types, when the anchor's output is read by the activation
+// alone (not a graph output, not captured) and the activation's output has the same dtype.
 class ActivationFusion final : public Pass {
  public:
   static constexpr const char* kName = "activation_fusion";

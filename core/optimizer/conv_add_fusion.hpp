@@ -10,7 +10,7 @@ namespace infer::optimizer {
 
 // For an Add one of whose inputs is the output of a Conv, or of an ai.infer FusedConv
 // without an activation, read by nothing but that Add (not a graph output), on a float
-// type, at default-domain opset 13 or newer:
+// type, at default-domain opset 9 or newer (kMinFusionOpset):
 //
 // (a) Bias: the other input is a constant broadcastable as one value per output channel:
 //     after right-aligning it with the convolution's rank r (= rank of W), every dim is

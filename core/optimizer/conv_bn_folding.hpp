@@ -12,7 +12,7 @@ namespace infer::optimizer {
 // s = scale / sqrt(var + epsilon), computed in double and stored in W's dtype. The Conv
 // takes over the BatchNormalization's output value (name included).
 //
-// Matched only when: the default-domain opset is 13 or newer; the producer is a Conv (or
+// Matched only when: the default-domain opset is 9 or newer (kMinFusionOpset); the producer is a Conv (or
 // an ai.infer FusedConv with neither activation nor residual Z, whose bias folds the same
 // way); W, B (when present) and the four BatchNormalization parameters are constants of a
 // float type with one value per output channel; the Conv's output is read only by the

@@ -52,10 +52,16 @@ std::optional<FusedActivation> match_activation(const ir::Graph& graph, const ir
   if (onnx && unary && op == "HardSigmoid")
     return FusedActivation{op, {node.attr_float("alpha", 0.2), node.attr_float("beta", 0.5)}};
   if (onnx && op == "Clip" && node.inputs.size() <= 3) {
-    // Clip-11 and newer take the bounds as inputs; fusions need opset 13 or newer, so the
-    // older attribute form never reaches here with a meaning we would miss.
-    if (node.attr("min") != nullptr || node.attr("max") != nullptr) return std::nullopt;
     const double inf = std::numeric_limits<double>::infinity();
+    // Clip-6 (opset 6 to 10) takes its bounds as attributes, defaulting to the float
+    // range; Clip-11 and newer as inputs. A node with both is malformed.
+    const bool attribute_form = node.attr("min") != nullptr || node.attr("max") != nullptr;
+    if (attribute_form) {
+      if (node.inputs.size() != 1) return std::nullopt;
+      const double lo = node.attr_float("min", -inf), hi = node.attr_float("max", inf);
+      if (std::isnan(lo) || std::isnan(hi)) return std::nullopt;
+      return FusedActivation{op, {lo, hi}};
+    }
     std::optional<double> lo = clip_bound(graph, node, 1, -inf);
     std::optional<double> hi = clip_bound(graph, node, 2, inf);
     if (!lo || !hi) return std::nullopt;

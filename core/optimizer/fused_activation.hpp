@@ -15,8 +15,11 @@
 namespace infer::optimizer {
 
 // Fusions only fire on models importing the default domain at this opset or newer: the
-// decompositions of the fused operators are written with opset-13 operator forms.
-inline constexpr int64_t kMinFusionOpset = 13;
+// decompositions of the fused operators (fused_decomposition.hpp) emit the forms of the
+// graph's own opset from 9 on (Clip with bound attributes before 11, HardSwish as
+// HardSigmoid and Mul before 14), and BatchNormalization from 9 on has no per-element
+// (spatial = 0) mode. PaddleOCR's and many TensorFlow exports are opset 9 to 12.
+inline constexpr int64_t kMinFusionOpset = 9;
 
 inline bool fusions_enabled(const PassContext& context) {
   return context.opset("") >= kMinFusionOpset;

@@ -122,6 +122,15 @@ Status emit_activation(Emitter& e, const ir::Node& fused, ir::ValueId x, DataTyp
     }
   } else if (act == "Clip") {
     INFER_RETURN_IF_ERROR(need(2));
+    if (e.opset() < 11) {
+      // Clip-6: bounds as attributes; an infinite one is the float range's end (the
+      // attribute default).
+      std::vector<ir::Attribute> bounds;
+      if (!std::isinf(params[0])) bounds.push_back(attr_float("min", params[0]));
+      if (!std::isinf(params[1])) bounds.push_back(attr_float("max", params[1]));
+      e.node("Clip", {x}, dt, bounds, out);
+      return Status::ok();
+    }
     // Clip-11+ takes its bounds as inputs; an infinite bound is an omitted input.
     std::vector<ir::ValueId> ins = {x, ir::kNoValue, ir::kNoValue};
     if (!std::isinf(params[0])) ins[1] = e.scalar(dt, params[0], "clip_min");

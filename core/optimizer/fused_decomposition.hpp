@@ -20,7 +20,7 @@ bool is_decomposable_fused_node(const ir::Node& node);
 
 // Replaces each listed node (each must satisfy is_decomposable_fused_node) with its
 // decomposition into standard ONNX operators valid at the context's default-domain opset
-// (13 or newer), keeping the node's output values (names included), then restores
+// (9 or newer), keeping the node's output values (names included), then restores
 // topological order. The first new node takes the fused node's name, the others are
 // named "<fused name>/<Op>" (numbered when an op repeats). Returns, for each listed node
 // in order, the names of the nodes that replace it. Errors name the node: an unknown

@@ -9,7 +9,7 @@ namespace infer::optimizer {
 
 // Add(MatMul(A, B), bias) (either Add operand order) becomes FusedMatMul(A, B, bias)
 // named after the MatMul and writing the Add's output value, when: the default-domain
-// opset is 13 or newer; the MatMul (or a FusedMatMul with neither bias nor activation)
+// opset is 9 or newer (kMinFusionOpset); the MatMul (or a FusedMatMul with neither bias nor activation)
 // output is read only by that Add and is not a graph output; its dtype is a float type
 // and the Add's output has the same dtype; B has a known rank of at least 2 and a known
 // last dim N; A's rank is known, so the product's rank R is; `bias` is a constant of the

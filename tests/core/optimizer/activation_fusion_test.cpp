@@ -109,6 +109,31 @@ TEST(ActivationFusion, ClipWithConstantOrOmittedBounds) {
   }
 }
 
+TEST(ActivationFusion, ClipWithAttributeBoundsBeforeOpset11) {
+  // Clip-6 (opset 6 to 10): the bounds are attributes, each defaulting to the float range.
+  const double inf = std::numeric_limits<double>::infinity();
+  {
+    ir::Graph g;
+    build_conv_act(g, "Clip", {}, {attr_float("min", 0), attr_float("max", 6)});
+    EXPECT_EQ(run(g, 9), 1);
+    EXPECT_EQ(g.node(0).attr_string("activation", ""), "Clip");
+    EXPECT_EQ(params_of(g.node(0)), std::vector<double>({0, 6}));
+  }
+  {
+    ir::Graph g;
+    build_conv_act(g, "Clip", {}, {attr_float("max", 6)});
+    EXPECT_EQ(run(g, 9), 1);
+    EXPECT_EQ(params_of(g.node(0)), std::vector<double>({-inf, 6}));
+  }
+  {
+    ir::Graph g;  // attributes and a bound input at once: malformed, left alone
+    GraphBuilder b(g);
+    b.f32("hi", {}, {6});
+    build_conv_act(g, "Clip", {"", "hi"}, {attr_float("min", 0)});
+    EXPECT_EQ(run(g, 9), 0);
+  }
+}
+
 TEST(ActivationFusion, RefusesClipWithANonConstantBound) {
   ir::Graph g;
   GraphBuilder b(g);
@@ -220,11 +245,15 @@ TEST(ActivationFusion, RefusesAConvOutputWithTwoConsumers) {
   EXPECT_EQ(run(h), 0);
 }
 
-TEST(ActivationFusion, RefusesBelowOpset13NonFloatAndUnknownActivations) {
+TEST(ActivationFusion, RefusesBelowOpset9NonFloatAndUnknownActivations) {
   ir::Graph g;
   build_conv_act(g, "Relu");
-  EXPECT_EQ(run(g, 12), 0);
+  EXPECT_EQ(run(g, 8), 0);
   EXPECT_EQ(op_types(g), Ops({"Conv", "Relu"}));
+  ir::Graph f;  // opset 9 to 12 models fuse too
+  build_conv_act(f, "Relu");
+  EXPECT_EQ(run(f, 11), 1);
+  EXPECT_EQ(op_types(f), Ops({"FusedConv"}));
 
   ir::Graph h;  // an integer MatMul
   GraphBuilder b(h);

@@ -152,11 +152,16 @@ TEST(ConvAddFusion, RefusesANonConstantExistingBias) {
   EXPECT_EQ(op_types(g), Ops({"Conv", "Add"}));
 }
 
-TEST(ConvAddFusion, RefusesBelowOpset13) {
+TEST(ConvAddFusion, FiresFromOpset9AndRefusesBelow) {
   ir::Graph g;
   build_conv_add(g, {2, 1, 1}, {1, 1}, false);
-  EXPECT_EQ(run(g, 12), 0);
+  EXPECT_EQ(run(g, 8), 0);
   EXPECT_EQ(op_types(g), Ops({"Conv", "Add"}));
+  ir::Graph h;  // PaddleOCR's exports are opset 9 and 11: the constant becomes the bias
+  build_conv_add(h, {2, 1, 1}, {1, 1}, false);
+  EXPECT_EQ(run(h, 9), 1);
+  EXPECT_EQ(op_types(h), Ops({"Conv"}));
+  EXPECT_EQ(h.node(0).inputs.size(), 3u);
 }
 
 TEST(ConvAddFusion, RefusesAConvOutputWithTwoReaders) {

@@ -148,10 +148,14 @@ TEST(ConvBnFolding, RefusesANonConstantWeightOrBias) {
   }
 }
 
-TEST(ConvBnFolding, RefusesBelowOpset13) {
+TEST(ConvBnFolding, FiresFromOpset9AndRefusesBelow) {
   ir::Graph g;
   build_one_channel(g);
-  expect_unchanged(g, 12, {"Conv", "BatchNormalization"});
+  expect_unchanged(g, 8, {"Conv", "BatchNormalization"});
+  ir::Graph h;
+  build_one_channel(h);
+  EXPECT_EQ(run(h, 9), 1);
+  EXPECT_EQ(op_types(h), Ops({"Conv"}));
 }
 
 TEST(ConvBnFolding, RefusesTrainingMode) {

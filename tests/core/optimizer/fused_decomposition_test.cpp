@@ -87,6 +87,28 @@ TEST(FusedDecomposition, ClipBoundsThatAreInfiniteBecomeOmittedInputs) {
   EXPECT_EQ(g.node(0).attr_int("transB", 0), 1);
 }
 
+TEST(FusedDecomposition, ClipBeforeOpset11TakesItsBoundsAsAttributes) {
+  // Clip-6: a finite bound is an attribute, an infinite one is left to the attribute's
+  // default (the end of the float range); no bound inputs.
+  ir::Graph g;
+  GraphBuilder b(g);
+  b.input("a");
+  b.input("bm");
+  b.node("gemm", "FusedGemm", {"a", "bm"}, {"y"},
+         {attr_string("activation", "Clip"),
+          attr_floats("activation_params", {-std::numeric_limits<double>::infinity(), 6.0})},
+         kFusedDomain);
+  b.output("y");
+  g.rebuild_links();
+  ASSERT_TRUE(decompose_fused_nodes(g, {0}, context_at(9)).is_ok());
+  EXPECT_EQ(op_types(g), Ops({"Gemm", "Clip"}));
+  const ir::Node* clip = find_op(g, "Clip");
+  EXPECT_EQ(clip->inputs.size(), 1u);
+  EXPECT_EQ(clip->attr("min"), nullptr);
+  EXPECT_EQ(clip->attr_float("max", 0), 6.0);
+  EXPECT_EQ(g.value(clip->outputs[0]).name, "y");
+}
+
 TEST(FusedDecomposition, HardSwishBeforeOpset14IsHardSigmoidTimesX) {
   ir::Graph g;
   build_fused_matmul(g, "HardSwish");

@@ -94,11 +94,15 @@ TEST(MatMulAddFusion, RefusesAProductWithASecondReader) {
   EXPECT_EQ(op_types(g), Ops({"MatMul", "Add"}));
 }
 
-TEST(MatMulAddFusion, RefusesBelowOpset13AndIntegerTypes) {
+TEST(MatMulAddFusion, RefusesBelowOpset9AndIntegerTypes) {
   ir::Graph g;
   build(g, {2, 3}, {4}, {1, 2, 3, 4});
-  EXPECT_EQ(run(g, 12), 0);
+  EXPECT_EQ(run(g, 8), 0);
   EXPECT_EQ(op_types(g), Ops({"MatMul", "Add"}));
+  ir::Graph f;
+  build(f, {2, 3}, {4}, {1, 2, 3, 4});
+  EXPECT_EQ(run(f, 9), 1);
+  EXPECT_EQ(op_types(f), Ops({"FusedMatMul"}));
 
   ir::Graph h;
   build(h, {2, 3}, {4}, {1, 2, 3, 4}, DataType::kInt32);
