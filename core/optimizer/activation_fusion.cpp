@@ -8,21 +8,6 @@
 #include "optimizer/rewrite.hpp"
 
 namespace infer::optimizer {
-namespace {
-
-// The fused operator `anchor` becomes when it takes an activation, or nullptr when it
-// cannot take one.
-const char* fused_form(const ir::Node& anchor) {
-  if (anchor.outputs.size() != 1) return nullptr;
-  if (is_onnx_op(anchor, "Conv")) return "FusedConv";
-  if (is_onnx_op(anchor, "Gemm")) return "FusedGemm";
-  if (is_onnx_op(anchor, "MatMul")) return "FusedMatMul";
-  for (const char* op : {"FusedConv", "FusedGemm", "FusedMatMul"})
-    if (is_fused_op(anchor, op)) return has_activation(anchor) ? nullptr : op;
-  return nullptr;
-}
-
-}  // namespace
 
 Result<int> ActivationFusion::apply(ir::Graph& graph, const PassContext& context) {
   if (!fusions_enabled(context)) return 0;
@@ -36,7 +21,7 @@ Result<int> ActivationFusion::apply(ir::Graph& graph, const PassContext& context
     const ir::ValueId x = act.inputs[0];
     const ir::NodeId anchor_id = index.producer_id(x);
     if (anchor_id == ir::kNoNode) continue;
-    const char* fused_op = fused_form(graph.node(anchor_id));
+    const char* fused_op = fused_form_of(graph.node(anchor_id));
     if (fused_op == nullptr || graph.node(anchor_id).outputs[0] != x) continue;
     if (!index.has_single_use(x)) continue;
     const DataType dt = graph.value(x).dtype;

@@ -21,29 +21,6 @@ bool accepts_add(const ir::Node& conv) {
   return is_fused_op(conv, "FusedConv") && !has_activation(conv);
 }
 
-// The per-channel values of `c` for a convolution of rank `rank` with `channels` output
-// channels (see the class comment for the accepted shapes), or nullopt.
-std::optional<std::vector<double>> per_channel_bias(const ir::Graph& graph, ir::ValueId c,
-                                                    size_t rank, int64_t channels) {
-  const ir::TensorData* t = constant_of(graph, c);
-  if (t == nullptr || t->dims().size() > rank) return std::nullopt;
-  const std::vector<int64_t>& dims = t->dims();
-  const size_t offset = rank - dims.size();  // right alignment
-  int64_t channel_dim = 1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const size_t axis = offset + i;
-    if (axis == 1)
-      channel_dim = dims[i];
-    else if (dims[i] != 1)
-      return std::nullopt;
-  }
-  if (channel_dim != 1 && channel_dim != channels) return std::nullopt;
-  std::optional<std::vector<double>> values = float_constant(graph, c);
-  if (!values) return std::nullopt;
-  if (channel_dim == 1) return std::vector<double>(static_cast<size_t>(channels), (*values)[0]);
-  return values;
-}
-
 // True when node `target` is `start`'s producer or one of its ancestors.
 bool depends_on(const ir::Graph& graph, const GraphIndex& index, ir::ValueId start,
                 ir::NodeId target) {
@@ -72,7 +49,7 @@ bool fold_bias(ir::Graph& graph, ir::Node& conv, ir::ValueId c, DataType dt) {
   const ir::Dim& m = (*w_shape.dims)[0];
   if (!m.is_known() || m.value <= 0) return false;
   if (graph.value(c).dtype != dt) return false;
-  std::optional<std::vector<double>> add = per_channel_bias(graph, c, w_shape.rank(), m.value);
+  std::optional<std::vector<double>> add = per_channel_constant(graph, c, w_shape.rank(), m.value);
   if (!add) return false;
   std::vector<double> bias(add->size(), 0.0);
   if (has_input(conv, 2)) {

@@ -94,6 +94,51 @@ bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const i
   return true;
 }
 
+// Folds Mul(conv output, c) (either order), c a constant of one value per output channel,
+// into conv: W' = W * c[m], B' = B * c[m]. Returns false (changing nothing) otherwise.
+bool try_fold_scale(ir::Graph& graph, const GraphIndex& index, ir::Node& conv,
+                    const ir::Node& mul) {
+  if (mul.inputs.size() != 2 || mul.outputs.size() != 1 || mul.outputs[0] == ir::kNoValue)
+    return false;
+  if (conv.outputs.size() != 1 || conv.inputs.size() < 2) return false;
+  const ir::ValueId x = conv.outputs[0];
+  if (!index.has_single_use(x)) return false;
+  const ir::ValueId c = mul.inputs[0] == x ? mul.inputs[1] : mul.inputs[0];
+  if ((mul.inputs[0] == x) == (mul.inputs[1] == x)) return false;
+  const ir::ValueId y = mul.outputs[0];
+  const DataType dt = graph.value(x).dtype;
+  if (!is_fusion_float(dt) || graph.value(y).dtype != dt) return false;
+  const ir::TensorData* w = constant_of(graph, conv.inputs[1]);
+  const ir::TensorData* ct = constant_of(graph, c);
+  if (w == nullptr || w->dtype() != dt || w->dims().size() < 3 || ct == nullptr ||
+      ct->dtype() != dt)
+    return false;
+  const int64_t channels = w->dims()[0];
+  if (channels <= 0) return false;
+  std::optional<std::vector<double>> factor =
+      per_channel_constant(graph, c, w->dims().size(), channels);
+  if (!factor) return false;
+  const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue;
+  std::vector<double> new_bias;
+  if (has_bias) {
+    const ir::TensorData* b = constant_of(graph, conv.inputs[2]);
+    if (b == nullptr || b->dtype() != dt) return false;
+    std::optional<std::vector<double>> values = channel_param(graph, conv.inputs[2], channels);
+    if (!values) return false;
+    new_bias = *values;
+    for (size_t m = 0; m < new_bias.size(); ++m) new_bias[m] *= (*factor)[m];
+  }
+  ir::TensorDataPtr folded = scale_outer_slices(*w, *factor);
+  if (!folded) return false;
+  const std::string& w_name = graph.value(conv.inputs[1]).name;
+  conv.inputs[1] = add_constant(graph, w_name + "_scale_folded", std::move(folded));
+  if (has_bias)
+    conv.inputs[2] = add_constant(graph, conv.name + "_bias_scale_folded",
+                                  make_float_tensor(dt, {channels}, new_bias));
+  conv.outputs[0] = y;
+  return true;
+}
+
 }  // namespace
 
 Result<int> ConvBnFolding::apply(ir::Graph& graph, const PassContext& context) {
@@ -103,6 +148,19 @@ Result<int> ConvBnFolding::apply(ir::Graph& graph, const PassContext& context) {
   int folded = 0;
   for (ir::NodeId id = 0; id < graph.node_count(); ++id) {
     const ir::Node& bn = graph.node(id);
+    if (is_onnx_op(bn, "Mul") && bn.inputs.size() == 2) {
+      // A per-channel (or scalar) scale: BatchNormalization written as Mul and Add (the
+      // Add then becomes the bias in conv_add_fusion), or MobileOne's branch scale.
+      for (ir::ValueId in : bn.inputs) {
+        const ir::NodeId conv_id = index.producer_id(in);
+        if (conv_id == ir::kNoNode || !foldable_producer(graph.node(conv_id)) || remove[id])
+          continue;
+        if (!try_fold_scale(graph, index, graph.node(conv_id), bn)) continue;
+        remove[id] = true;
+        ++folded;
+      }
+      continue;
+    }
     if (!is_onnx_op(bn, "BatchNormalization") || bn.inputs.empty()) continue;
     const ir::NodeId conv_id = index.producer_id(bn.inputs[0]);
     if (conv_id == ir::kNoNode || !foldable_producer(graph.node(conv_id))) continue;

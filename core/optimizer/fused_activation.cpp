@@ -77,6 +77,37 @@ std::optional<FusedActivation> match_activation(const ir::Graph& graph, const ir
   return std::nullopt;
 }
 
+std::optional<std::vector<double>> per_channel_constant(const ir::Graph& graph, ir::ValueId c,
+                                                        size_t rank, int64_t channels) {
+  const ir::TensorData* t = constant_of(graph, c);
+  if (t == nullptr || t->dims().size() > rank) return std::nullopt;
+  const std::vector<int64_t>& dims = t->dims();
+  const size_t offset = rank - dims.size();  // right alignment
+  int64_t channel_dim = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const size_t axis = offset + i;
+    if (axis == 1)
+      channel_dim = dims[i];
+    else if (dims[i] != 1)
+      return std::nullopt;
+  }
+  if (channel_dim != 1 && channel_dim != channels) return std::nullopt;
+  std::optional<std::vector<double>> values = float_constant(graph, c);
+  if (!values) return std::nullopt;
+  if (channel_dim == 1) return std::vector<double>(static_cast<size_t>(channels), (*values)[0]);
+  return values;
+}
+
+const char* fused_form_of(const ir::Node& anchor) {
+  if (anchor.outputs.size() != 1) return nullptr;
+  if (is_onnx_op(anchor, "Conv")) return "FusedConv";
+  if (is_onnx_op(anchor, "Gemm")) return "FusedGemm";
+  if (is_onnx_op(anchor, "MatMul")) return "FusedMatMul";
+  for (const char* op : {"FusedConv", "FusedGemm", "FusedMatMul"})
+    if (is_fused_op(anchor, op)) return has_activation(anchor) ? nullptr : op;
+  return nullptr;
+}
+
 void set_activation(ir::Node& node, const FusedActivation& activation) {
   set_attr(node, attr_string("activation", activation.name));
   if (activation.params.empty())

@@ -48,6 +48,19 @@ struct FusedActivation {
 // omitted); std::nullopt otherwise. Only the node's first input is the activated tensor.
 std::optional<FusedActivation> match_activation(const ir::Graph& graph, const ir::Node& node);
 
+// The values of constant `c` as one per output channel of a convolution output of rank
+// `rank` (= the weight's rank) with `channels` channels: c, right-aligned with that rank,
+// is 1 on every axis but the channel axis (1), which is 1 or `channels`; a
+// one-value-per-channel vector is returned either way. nullopt for any other shape, a
+// non-constant or a non-float one.
+std::optional<std::vector<double>> per_channel_constant(const ir::Graph& graph, ir::ValueId c,
+                                                        size_t rank, int64_t channels);
+
+// The fused operator `anchor` becomes when it takes an activation: Conv -> FusedConv,
+// Gemm -> FusedGemm, MatMul -> FusedMatMul, a fused one without an activation stays what
+// it is; nullptr when it cannot take one.
+const char* fused_form_of(const ir::Node& anchor);
+
 // Writes `activation` (and `activation_params` when it takes any) onto `node`.
 void set_activation(ir::Node& node, const FusedActivation& activation);
 

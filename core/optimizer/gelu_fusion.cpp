@@ -76,34 +76,15 @@ class Matcher {
   }
 
  private:
-  // The producer of `v` when it is a default-domain `op` not yet claimed and `v` has a
-  // single use (so it can vanish into the fusion); kNoNode otherwise.
   ir::NodeId producer(ir::ValueId v, const char* op) const {
-    if (!index_.has_single_use(v)) return ir::kNoNode;
-    const ir::NodeId id = index_.producer_id(v);
-    if (id == ir::kNoNode) return ir::kNoNode;
-    const ir::Node& n = g_.node(id);
-    if (used_[id] || n.op_type != op || !n.domain.empty() || n.outputs.size() != 1)
-      return ir::kNoNode;
-    return id;
+    return sole_producer(g_, index_, v, op, used_);
   }
-
-  // The only reader of `v` when it is a default-domain `op` not yet claimed.
   ir::NodeId consumer(ir::ValueId v, const char* op) const {
-    if (!index_.has_single_use(v)) return ir::kNoNode;
-    const ir::NodeId id = index_.consumers(v).front();
-    const ir::Node& n = g_.node(id);
-    if (used_[id] || n.op_type != op || !n.domain.empty() || n.outputs.size() != 1)
-      return ir::kNoNode;
-    return id;
+    return sole_consumer(g_, index_, v, op, used_);
   }
 
   ir::ValueId other_operand(ir::NodeId id, ir::ValueId v) const {
-    const ir::Node& n = g_.node(id);
-    if (n.inputs.size() != 2) return ir::kNoValue;
-    if (n.inputs[0] == v) return n.inputs[1];
-    if (n.inputs[1] == v) return n.inputs[0];
-    return ir::kNoValue;
+    return optimizer::other_operand(g_.node(id), v);
   }
 
   // A one-element constant near `reference`. Unless `any_dtype` (Pow's exponent), it has

@@ -15,25 +15,6 @@ bool is_float_type(DataType t) {
          t == DataType::kFloat64;
 }
 
-// The single node reading `v` when `v` has a single use and that node is a default-domain
-// `op` not yet claimed by another fusion; kNoNode otherwise.
-ir::NodeId sole_consumer(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v,
-                         const char* op, const std::vector<bool>& used) {
-  if (!index.has_single_use(v)) return ir::kNoNode;
-  const ir::NodeId id = index.consumers(v).front();
-  const ir::Node& n = graph.node(id);
-  if (used[id] || n.op_type != op || !n.domain.empty() || has_subgraphs(n)) return ir::kNoNode;
-  return id;
-}
-
-// The operand of binary node `n` that is not `v` (kNoValue when `v` is not an operand).
-ir::ValueId other_operand(const ir::Node& n, ir::ValueId v) {
-  if (n.inputs.size() != 2) return ir::kNoValue;
-  if (n.inputs[0] == v) return n.inputs[1];
-  if (n.inputs[1] == v) return n.inputs[0];
-  return ir::kNoValue;
-}
-
 // The axes ReduceMean reduces over: the attribute below opset 18, the constant second
 // input from 18 on. nullopt when absent (reduce all), not constant, or keepdims is 0:
 // the decomposition always keeps the reduced dims.

@@ -316,6 +316,35 @@ std::vector<int64_t> attr_ints_or(const ir::Node& node, const std::string& name,
   return a != nullptr ? a->ints : fallback;
 }
 
+ir::NodeId sole_consumer(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v,
+                         const char* op, const std::vector<bool>& claimed) {
+  if (!index.has_single_use(v)) return ir::kNoNode;
+  const ir::NodeId id = index.consumers(v).front();
+  const ir::Node& n = graph.node(id);
+  if (claimed[id] || n.op_type != op || !n.domain.empty() || n.outputs.size() != 1 ||
+      has_subgraphs(n))
+    return ir::kNoNode;
+  return id;
+}
+
+ir::NodeId sole_producer(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v,
+                         const char* op, const std::vector<bool>& claimed) {
+  if (!index.has_single_use(v)) return ir::kNoNode;
+  const ir::NodeId id = index.producer_id(v);
+  if (id == ir::kNoNode) return ir::kNoNode;
+  const ir::Node& n = graph.node(id);
+  if (claimed[id] || n.op_type != op || !n.domain.empty() || n.outputs.size() != 1)
+    return ir::kNoNode;
+  return id;
+}
+
+ir::ValueId other_operand(const ir::Node& n, ir::ValueId v) {
+  if (n.inputs.size() != 2) return ir::kNoValue;
+  if (n.inputs[0] == v) return n.inputs[1];
+  if (n.inputs[1] == v) return n.inputs[0];
+  return ir::kNoValue;
+}
+
 bool has_subgraphs(const ir::Node& node) {
   for (const ir::Attribute& a : node.attributes)
     if (!a.graphs.empty()) return true;

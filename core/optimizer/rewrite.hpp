@@ -42,6 +42,19 @@ class GraphIndex {
   std::vector<int> use_slots_;  // input slots reading each value, over all nodes
 };
 
+// For pattern matchers that claim nodes as they go (`claimed` per node): the only reader
+// of `v` when `v` has a single use and that reader is an unclaimed default-domain `op`
+// with one output and no subgraph; kNoNode otherwise.
+ir::NodeId sole_consumer(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v,
+                         const char* op, const std::vector<bool>& claimed);
+// The producer of `v` when `v` has a single use and the producer is an unclaimed
+// default-domain `op` with one output; kNoNode otherwise.
+ir::NodeId sole_producer(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v,
+                         const char* op, const std::vector<bool>& claimed);
+
+// The operand of binary node `n` that is not `v` (kNoValue when `v` is not an operand).
+ir::ValueId other_operand(const ir::Node& n, ir::ValueId v);
+
 // ---- Values and constants -------------------------------------------------------
 
 // The constant data of `v`, or nullptr (not a constant, or kNoValue).

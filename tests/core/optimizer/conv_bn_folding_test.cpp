@@ -198,5 +198,61 @@ TEST(ConvBnFolding, RefusesParametersOfTheWrongLength) {
   expect_unchanged(g, 13, {"Conv", "BatchNormalization"});
 }
 
+// x [1,2,2,2] -> Conv(W {1,2 | 3,4} [2,2,1,1], B? {1,-1}) -> c -> Mul(c, k) -> y.
+void build_conv_mul(ir::Graph& g, std::vector<int64_t> k_dims, std::vector<float> k_values,
+                    bool with_bias, bool constant_first = false) {
+  GraphBuilder b(g);
+  b.typed("x", DataType::kFloat32, {1, 2, 2, 2});
+  b.typed("c", DataType::kFloat32, {1, 2, 2, 2});
+  b.typed("y", DataType::kFloat32, {1, 2, 2, 2});
+  b.f32("W", {2, 2, 1, 1}, {1, 2, 3, 4});
+  if (with_bias) b.f32("B", {2}, {1, -1});
+  b.f32("k", k_dims, k_values);
+  b.input("x");
+  b.node("conv", "Conv", {"x", "W", with_bias ? "B" : ""}, {"c"},
+         {attr_ints("kernel_shape", {1, 1})});
+  b.node("mul", "Mul",
+         constant_first ? std::vector<std::string>{"k", "c"} : std::vector<std::string>{"c", "k"},
+         {"y"});
+  b.output("y");
+  g.rebuild_links();
+}
+
+TEST(ConvBnFolding, FoldsAPerChannelMulIntoWeightAndBias) {
+  // k [2,1,1] = {2, -0.5}: W' = {2,4 | -1.5,-2}, B' = {2, 0.5}.
+  ir::Graph g;
+  build_conv_mul(g, {2, 1, 1}, {2.0f, -0.5f}, true);
+  ASSERT_EQ(run(g, 11), 1);
+  ASSERT_EQ(op_types(g), Ops({"Conv"}));
+  const ir::Node& conv = g.node(0);
+  EXPECT_EQ(conv.outputs[0], id_of(g, "y"));
+  EXPECT_EQ(values_of(g, conv.inputs[1]), std::vector<double>({2, 4, -1.5, -2}));
+  EXPECT_EQ(values_of(g, conv.inputs[2]), std::vector<double>({2, 0.5}));
+  EXPECT_EQ(values_of(g, id_of(g, "W")), std::vector<double>({1, 2, 3, 4}));
+  EXPECT_TRUE(g.validate().is_ok());
+}
+
+TEST(ConvBnFolding, FoldsAScalarMulWrittenConstantFirstWithoutBias) {
+  // MobileOne's branch scale: Mul(k, conv) with k [1] = {3}; no bias stays no bias.
+  ir::Graph g;
+  build_conv_mul(g, {1}, {3.0f}, false, true);
+  ASSERT_EQ(run(g, 9), 1);
+  const ir::Node& conv = g.node(0);
+  EXPECT_EQ(values_of(g, conv.inputs[1]), std::vector<double>({3, 6, 9, 12}));
+  EXPECT_TRUE(conv.inputs.size() < 3 || conv.inputs[2] == ir::kNoValue);
+}
+
+TEST(ConvBnFolding, RefusesAMulThatIsNotPerChannel) {
+  ir::Graph g;  // varies along the width: not a per-channel scale
+  build_conv_mul(g, {1, 2}, {1.0f, 2.0f}, true);
+  EXPECT_EQ(run(g, 13), 0);
+  EXPECT_EQ(op_types(g), Ops({"Conv", "Mul"}));
+  ir::Graph h;  // the conv output read twice
+  build_conv_mul(h, {1}, {3.0f}, true);
+  GraphBuilder(h).output("c");
+  h.rebuild_links();
+  EXPECT_EQ(run(h, 13), 0);
+}
+
 }  // namespace
 }  // namespace infer::optimizer

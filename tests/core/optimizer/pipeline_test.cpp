@@ -111,12 +111,12 @@ TEST(Pipeline, RegistryNamesMatchThePassesItMakes) {
   // The pipeline order README.md documents: basic passes, DCE, transformer fusions
   // (before the generic MatMul/Add fusions would hide their patterns), generic fusions,
   // then the layout pass.
-  EXPECT_EQ(
-      known_pass_names(),
-      Names({"constant_folding", "shape_folding", "noop_elimination", "reshape_transpose_merging",
-             "common_subexpression_elimination", "dead_code_elimination", "layer_norm_fusion",
-             "gelu_fusion", "attention_fusion", "conv_bn_folding", "conv_add_fusion",
-             "matmul_add_fusion", "activation_fusion", "transpose_optimization"}));
+  EXPECT_EQ(known_pass_names(),
+            Names({"constant_folding", "shape_folding", "noop_elimination",
+                   "reshape_transpose_merging", "common_subexpression_elimination",
+                   "dead_code_elimination", "layer_norm_fusion", "gelu_fusion", "attention_fusion",
+                   "conv_bn_folding", "conv_add_fusion", "matmul_add_fusion", "hardswish_fusion",
+                   "activation_fusion", "transpose_optimization"}));
   for (const PassEntry& e : pass_registry()) {
     const int expected = e.name == "transpose_optimization" ? kLevelAll
                          : e.name.find("fusion") != std::string::npos || e.name == "conv_bn_folding"
