@@ -19,9 +19,50 @@ struct TransposeGeometry {
   Dims in, kernel, stride, dilation, pad_begin, out;
 };
 
+// col2im for 2-D: per kernel offset, the input columns whose output column is inside the
+// image are a contiguous range, so the inner loop is a plain strided add without index
+// arithmetic per element (the generic loop below divides per element and dimension, and
+// was most of a DBNet upsampling ConvTranspose's time).
+void col2im_2d(const float* col, const TransposeGeometry& g, int64_t kprod, int64_t m0, int64_t m1,
+               float* y) {
+  const int64_t IH = g.in[0], IW = g.in[1], OH = g.out[0], OW = g.out[1];
+  const int64_t KH = g.kernel[0], KW = g.kernel[1], sh = g.stride[0], sw = g.stride[1];
+  const int64_t dh = g.dilation[0], dw = g.dilation[1], ph = g.pad_begin[0], pw = g.pad_begin[1];
+  const int64_t in_sp = IH * IW, out_sp = OH * OW;
+  // Inputs i with 0 <= i * s + k * d - p < out: [lo, hi).
+  auto range = [](int64_t n, int64_t s, int64_t off, int64_t out, int64_t& lo, int64_t& hi) {
+    lo = off >= 0 ? 0 : (-off + s - 1) / s;
+    hi = out - off <= 0 ? 0 : std::min<int64_t>(n, (out - off + s - 1) / s);
+    if (hi < lo) hi = lo;
+  };
+  for (int64_t m = m0; m < m1; ++m) {
+    float* ym = y + m * out_sp;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t offh = kh * dh - ph;
+      int64_t ih0, ih1;
+      range(IH, sh, offh, OH, ih0, ih1);
+      for (int64_t kw = 0; kw < KW; ++kw) {
+        const int64_t offw = kw * dw - pw;
+        int64_t iw0, iw1;
+        range(IW, sw, offw, OW, iw0, iw1);
+        const float* crow = col + (m * kprod + kh * KW + kw) * in_sp;
+        for (int64_t ih = ih0; ih < ih1; ++ih) {
+          const float* src = crow + ih * IW;
+          float* dst = ym + (ih * sh + offh) * OW + offw;
+          for (int64_t iw = iw0; iw < iw1; ++iw) dst[iw * sw] += src[iw];
+        }
+      }
+    }
+  }
+}
+
 // Adds the contributions of column rows for output channels [m0, m1) of one group.
 void col2im(const float* col, const TransposeGeometry& g, int64_t kprod, int64_t m0, int64_t m1,
             float* y) {
+  if (g.in.size() == 2) {
+    col2im_2d(col, g, kprod, m0, m1, y);
+    return;
+  }
   const int64_t nd = static_cast<int64_t>(g.in.size());
   const int64_t in_sp = sdk::element_count(g.in.data(), g.in.size());
   const int64_t out_sp = sdk::element_count(g.out.data(), g.out.size());
@@ -115,10 +156,13 @@ class ConvTransposeKernel final : public Kernel {
     }
     if (B != nullptr) {
       const float* b = B->as<float>();
-      for (int64_t r = 0; r < N * M; ++r) {
-        float* row = y + r * out_sp;
-        for (int64_t i = 0; i < out_sp; ++i) row[i] += b[r % M];
-      }
+      ctx.parallel_for(static_cast<size_t>(N * M), 1, [&](size_t r0, size_t r1) {
+        for (size_t r = r0; r < r1; ++r) {
+          float* row = y + static_cast<int64_t>(r) * out_sp;
+          const float v = b[static_cast<int64_t>(r) % M];
+          for (int64_t i = 0; i < out_sp; ++i) row[i] += v;
+        }
+      });
     }
     return Status::ok();
   }
