@@ -383,6 +383,39 @@ class ResizeKernel final : public Kernel {
     const int64_t rows = Y->numel() / last;
     const auto* x = static_cast<const uint8_t*>(X.data);
     auto* y = static_cast<uint8_t*>(Y->data);
+    if (!any_outside && esize == 4 && rank > 0) {
+      // 4-byte elements, every tap inside: the last dim's source columns are computed once,
+      // each row is a typed gather of them, and a row reading the same input row as the
+      // one before it (an upsampled height) is a copy of that output row.
+      std::vector<int64_t> cols(static_cast<size_t>(last));
+      for (int64_t j = 0; j < last; ++j)
+        cols[static_cast<size_t>(j)] =
+            taps[rank - 1][static_cast<size_t>(j)].idx[0] * in_strides[rank - 1];
+      const auto* x32 = static_cast<const uint32_t*>(X.data);
+      auto* y32 = static_cast<uint32_t*>(Y->data);
+      ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(last)),
+                       [&](size_t r0, size_t r1) {
+                         int64_t previous = -1;
+                         for (size_t r = r0; r < r1; ++r) {
+                           int64_t rem = static_cast<int64_t>(r), base = 0;
+                           for (size_t d = rank - 1; d-- > 0;) {
+                             base +=
+                                 taps[d][static_cast<size_t>(rem % out[d])].idx[0] * in_strides[d];
+                             rem /= out[d];
+                           }
+                           uint32_t* yr = y32 + static_cast<int64_t>(r) * last;
+                           if (base == previous) {
+                             std::memcpy(yr, yr - last, static_cast<size_t>(last) * 4);
+                             continue;
+                           }
+                           const uint32_t* xr = x32 + base;
+                           for (int64_t j = 0; j < last; ++j)
+                             yr[j] = xr[cols[static_cast<size_t>(j)]];
+                           previous = base;
+                         }
+                       });
+      return Status::ok();
+    }
     ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(last)),
                      [&](size_t r0, size_t r1) {
                        for (size_t r = r0; r < r1; ++r) {
