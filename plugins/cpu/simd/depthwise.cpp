@@ -66,6 +66,7 @@ DepthwisePlane plane_geometry(const ConvShape& s, const Act& act) {
   return p;
 }
 
+#if defined(__x86_64__)
 // The channel-blocked kernel (depthwise_block16_avx512) for small output planes: there
 // a row is a fraction of a vector, and the per-channel copy and loop setup of the plane
 // kernel cost more than the FMAs. Measured on MobileNetV2's shapes (infer-bench-conv,
@@ -79,7 +80,6 @@ bool use_channel_blocks(const ConvShape& s) {
   return outputs <= 64 || (strided && outputs <= 196);
 }
 
-#if defined(__x86_64__)
 void blocked_avx512(const Threads& threads, const ConvShape& s, const DepthwisePlane& geometry,
                     const float* w, const float* x, const float* bias, const float* residual,
                     const Act& act, float* y) {
