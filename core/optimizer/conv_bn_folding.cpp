@@ -34,6 +34,54 @@ std::optional<std::vector<double>> channel_param(const ir::Graph& graph, ir::Val
   return p;
 }
 
+// The Conv's constant weight (of dtype dt, rank >= 3) and its bias as one value per output
+// channel (zeros when it has none), or nullopt when either is not such a constant.
+struct ConvConstants {
+  const ir::TensorData* w = nullptr;
+  int64_t channels = 0;
+  bool has_bias = false;
+  std::vector<double> bias;
+};
+std::optional<ConvConstants> conv_constants(const ir::Graph& graph, const ir::Node& conv,
+                                            DataType dt) {
+  if (conv.inputs.size() < 2) return std::nullopt;
+  ConvConstants k;
+  k.w = constant_of(graph, conv.inputs[1]);
+  if (k.w == nullptr || k.w->dtype() != dt || k.w->dims().size() < 3) return std::nullopt;
+  k.channels = k.w->dims()[0];
+  if (k.channels <= 0) return std::nullopt;
+  k.bias.assign(static_cast<size_t>(k.channels), 0.0);
+  k.has_bias = conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue;
+  if (k.has_bias) {
+    const ir::TensorData* b = constant_of(graph, conv.inputs[2]);
+    if (b == nullptr || b->dtype() != dt) return std::nullopt;
+    std::optional<std::vector<double>> values = channel_param(graph, conv.inputs[2], k.channels);
+    if (!values) return std::nullopt;
+    k.bias = *values;
+  }
+  return k;
+}
+
+// conv becomes W'[m, ...] = W[m, ...] * factor[m] (computed in double, stored in W's
+// dtype) with bias new_bias (none when null), writing y. New constants named with
+// `suffix`: the originals may be shared with other nodes. False (changing nothing) when
+// W cannot be scaled.
+bool rewrite_scaled(ir::Graph& graph, ir::Node& conv, const ConvConstants& k,
+                    const std::vector<double>& factor, const std::vector<double>* new_bias,
+                    ir::ValueId y, const std::string& suffix) {
+  ir::TensorDataPtr folded = scale_outer_slices(*k.w, factor);
+  if (!folded) return false;
+  const std::string& w_name = graph.value(conv.inputs[1]).name;
+  conv.inputs[1] = add_constant(graph, w_name + suffix, std::move(folded));
+  if (new_bias != nullptr) {
+    if (conv.inputs.size() < 3) conv.inputs.resize(3, ir::kNoValue);
+    conv.inputs[2] = add_constant(graph, conv.name + "_bias" + suffix,
+                                  make_float_tensor(k.w->dtype(), {k.channels}, *new_bias));
+  }
+  conv.outputs[0] = y;
+  return true;
+}
+
 // Folds bn into conv when the pattern holds; returns false (changing nothing) otherwise.
 bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const ir::Node& bn) {
   if (bn.inputs.size() != 5 || bn.outputs.empty() || bn.outputs[0] == ir::kNoValue) return false;
@@ -48,22 +96,10 @@ bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const i
   const ir::ValueId y = bn.outputs[0];
   const DataType dt = graph.value(x).dtype;
   if (!is_fusion_float(dt) || graph.value(y).dtype != dt) return false;
+  const std::optional<ConvConstants> k = conv_constants(graph, conv, dt);
+  if (!k) return false;
+  const int64_t channels = k->channels;
 
-  if (conv.inputs.size() < 2) return false;
-  const ir::TensorData* w = constant_of(graph, conv.inputs[1]);
-  if (w == nullptr || w->dtype() != dt || w->dims().size() < 3) return false;
-  const int64_t channels = w->dims()[0];
-  if (channels <= 0) return false;
-
-  std::vector<double> bias(static_cast<size_t>(channels), 0.0);
-  const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue;
-  if (has_bias) {
-    const ir::TensorData* b = constant_of(graph, conv.inputs[2]);
-    if (b == nullptr || b->dtype() != dt) return false;
-    std::optional<std::vector<double>> values = channel_param(graph, conv.inputs[2], channels);
-    if (!values) return false;
-    bias = *values;
-  }
   auto scale = channel_param(graph, bn.inputs[1], channels);
   auto shift = channel_param(graph, bn.inputs[2], channels);
   auto mean = channel_param(graph, bn.inputs[3], channels);
@@ -77,21 +113,9 @@ bool try_fold(ir::Graph& graph, const GraphIndex& index, ir::Node& conv, const i
     const double denom = (*var)[m] + epsilon;
     if (!(denom > 0)) return false;  // a negative variance has no real folding
     factor[m] = (*scale)[m] / std::sqrt(denom);
-    new_bias[m] = (bias[m] - (*mean)[m]) * factor[m] + (*shift)[m];
+    new_bias[m] = (k->bias[m] - (*mean)[m]) * factor[m] + (*shift)[m];
   }
-  // W'[m, ...] = W[m, ...] * s[m], computed in double, stored in W's dtype.
-  ir::TensorDataPtr folded = scale_outer_slices(*w, factor);
-  if (!folded) return false;
-
-  const std::string& w_name = graph.value(conv.inputs[1]).name;
-  const ir::ValueId new_w = add_constant(graph, w_name + "_bn_folded", std::move(folded));
-  const ir::ValueId new_b = add_constant(graph, conv.name + "_bias_bn_folded",
-                                         make_float_tensor(dt, {channels}, new_bias));
-  conv.inputs[1] = new_w;
-  if (conv.inputs.size() < 3) conv.inputs.resize(3, ir::kNoValue);
-  conv.inputs[2] = new_b;
-  conv.outputs[0] = y;
-  return true;
+  return rewrite_scaled(graph, conv, *k, factor, &new_bias, y, "_bn_folded");
 }
 
 // Folds Mul(conv output, c) (either order), c a constant of one value per output channel,
@@ -100,43 +124,25 @@ bool try_fold_scale(ir::Graph& graph, const GraphIndex& index, ir::Node& conv,
                     const ir::Node& mul) {
   if (mul.inputs.size() != 2 || mul.outputs.size() != 1 || mul.outputs[0] == ir::kNoValue)
     return false;
-  if (conv.outputs.size() != 1 || conv.inputs.size() < 2) return false;
+  if (conv.outputs.size() != 1) return false;
   const ir::ValueId x = conv.outputs[0];
   if (!index.has_single_use(x)) return false;
-  const ir::ValueId c = mul.inputs[0] == x ? mul.inputs[1] : mul.inputs[0];
   if ((mul.inputs[0] == x) == (mul.inputs[1] == x)) return false;
+  const ir::ValueId c = mul.inputs[0] == x ? mul.inputs[1] : mul.inputs[0];
   const ir::ValueId y = mul.outputs[0];
   const DataType dt = graph.value(x).dtype;
   if (!is_fusion_float(dt) || graph.value(y).dtype != dt) return false;
-  const ir::TensorData* w = constant_of(graph, conv.inputs[1]);
   const ir::TensorData* ct = constant_of(graph, c);
-  if (w == nullptr || w->dtype() != dt || w->dims().size() < 3 || ct == nullptr ||
-      ct->dtype() != dt)
-    return false;
-  const int64_t channels = w->dims()[0];
-  if (channels <= 0) return false;
+  if (ct == nullptr || ct->dtype() != dt) return false;
+  const std::optional<ConvConstants> k = conv_constants(graph, conv, dt);
+  if (!k) return false;
   std::optional<std::vector<double>> factor =
-      per_channel_constant(graph, c, w->dims().size(), channels);
+      per_channel_constant(graph, c, k->w->dims().size(), k->channels);
   if (!factor) return false;
-  const bool has_bias = conv.inputs.size() > 2 && conv.inputs[2] != ir::kNoValue;
-  std::vector<double> new_bias;
-  if (has_bias) {
-    const ir::TensorData* b = constant_of(graph, conv.inputs[2]);
-    if (b == nullptr || b->dtype() != dt) return false;
-    std::optional<std::vector<double>> values = channel_param(graph, conv.inputs[2], channels);
-    if (!values) return false;
-    new_bias = *values;
-    for (size_t m = 0; m < new_bias.size(); ++m) new_bias[m] *= (*factor)[m];
-  }
-  ir::TensorDataPtr folded = scale_outer_slices(*w, *factor);
-  if (!folded) return false;
-  const std::string& w_name = graph.value(conv.inputs[1]).name;
-  conv.inputs[1] = add_constant(graph, w_name + "_scale_folded", std::move(folded));
-  if (has_bias)
-    conv.inputs[2] = add_constant(graph, conv.name + "_bias_scale_folded",
-                                  make_float_tensor(dt, {channels}, new_bias));
-  conv.outputs[0] = y;
-  return true;
+  std::vector<double> new_bias = k->bias;
+  for (size_t m = 0; m < new_bias.size(); ++m) new_bias[m] *= (*factor)[m];
+  return rewrite_scaled(graph, conv, *k, *factor, k->has_bias ? &new_bias : nullptr, y,
+                        "_scale_folded");
 }
 
 }  // namespace
