@@ -57,7 +57,7 @@ struct PanelPlan {
   // depend on the segment and kh only, the lanes inside the row and their column on the
   // segment and kw only: both are computed once, and a tap combines them.
   bool build(const Im2colGeom& g, int64_t n0, int cols) {
-    if (g.KH * g.KW > kMaxTaps || g.KH > kMaxTaps || g.KW > kMaxTaps) return false;
+    if (g.KH * g.KW > kMaxTaps) return false;  // (so KH and KW index the per-kh/kw tables)
     int seg_begin[kMaxSegments + 1];
     int64_t seg_oh[kMaxSegments], seg_ow[kMaxSegments];
     int nseg = 0;
@@ -216,18 +216,20 @@ void im2col_pack_avx512(const Im2colGeom& g, int64_t k0, int64_t kc, int64_t n0,
   const int64_t plane = g.H * g.W;
   for (int64_t p0 = 0; p0 < cols; p0 += kNr, dst += kc * kNr) {
     const int cc = static_cast<int>(std::min<int64_t>(kNr, cols - p0));
-    const int64_t first = n0 + p0, taps = g.KH * g.KW;
-    // A panel inside one output row reads each K step with two loads and no plan; with
-    // few K steps per kernel offset that is cheaper than building one.
-    if ((g.sw == 1 || g.sw == 2) && cc == kNr && first / g.OW == (first + kNr - 1) / g.OW &&
-        kc < 4 * taps) {
+    const int64_t first = n0 + p0;
+    // A panel inside one output row reads each K step with two loads and no plan: used
+    // unless a plan is built (worth it from 4 K steps per kernel offset) and fits.
+    const bool one_row =
+        (g.sw == 1 || g.sw == 2) && cc == kNr && first / g.OW == (first + kNr - 1) / g.OW;
+    const bool planned = (!one_row || kc >= 4 * g.KH * g.KW) &&
+                         (g.sw == 1 ? pack_planned<1>(g, k0, kc, first, cc, dst)
+                                    : g.sw == 2 && pack_planned<2>(g, k0, kc, first, cc, dst));
+    if (planned) continue;
+    if (one_row) {
       pack_one_row(g, k0, kc, static_cast<int32_t>(first / g.OW * g.sh - g.ph),
                    static_cast<int32_t>(first % g.OW * g.sw - g.pw), dst);
       continue;
     }
-    if (g.sw == 1 ? pack_planned<1>(g, k0, kc, first, cc, dst)
-                  : g.sw == 2 && pack_planned<2>(g, k0, kc, first, cc, dst))
-      continue;
     alignas(64) int32_t ih0[kNr], iw0[kNr];
     for (int j = 0; j < kNr; ++j) {
       if (j < cc) {

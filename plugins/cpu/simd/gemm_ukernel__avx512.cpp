@@ -195,10 +195,10 @@ constexpr auto kTiles2 = tiles_by_rows<2>(std::make_integer_sequence<int, kMr>{}
 // An edge panel of NC <= 4 live columns (N = 49 = 32 + 16 + 1, N = 196 = 6 * 32 + 4):
 // the 14 rows of A go along the vector (one masked load per K step) and each column gets
 // its own accumulators, split over sets of K steps (4 for one column, else 2) so that at
-// least 4 FMA chains run, so the panel costs about NC FMAs per K step instead of a 14 x 16
+// least 4 FMA chains run: the panel costs about NC FMAs per K step instead of a 14 x 16
 // tile's 14 (a single column on 2 chains was latency-bound: N = 49 ran 23% slower than
-// N = 48). The sums are
-// transposed through a small buffer and finished by the generic epilogue.
+// N = 48). The sums are transposed through a small buffer and finished by the generic
+// epilogue.
 template <int NC>
 void tile_narrow(const TileJob& t) {
   constexpr __mmask16 kRows = static_cast<__mmask16>((1u << kMr) - 1u);
