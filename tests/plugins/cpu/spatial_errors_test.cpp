@@ -198,6 +198,32 @@ TEST_F(CpuSpatial, ResizeTfCropAndResizeExtrapolates) {
   expect_near(r.outputs[0].as<float>(), {25, 40, -1});
 }
 
+TEST_F(CpuSpatial, ResizeNearestCopiesRepeatedRowsAndExtrapolatesOutside) {
+  // 3x3 -> 5x3, tf_crop_and_resize, roi rows [0, 1.5], columns [0.5, 1.5]: input rows
+  // 0.75 y = 0, 0.75, 1.5 -> 0, 1, 1 (round_prefer_floor), then 2.25 and 3, past the last
+  // row 2: extrapolated; input columns 1 + x = 1, 2 and 3 (outside). Row 2 repeats row 1;
+  // outside reads -1 (as onnx.backend.test.case.node.resize.interpolate_nd computes it).
+  // For int64 (8-byte elements) and float32 (4-byte).
+  const std::vector<AttrSpec> attrs = {
+      AttrSpec::String("mode", "nearest"),
+      AttrSpec::String("coordinate_transformation_mode", "tf_crop_and_resize"),
+      AttrSpec::Float("extrapolation_value", -1.0)};
+  const std::vector<int64_t> want = {2, 3, -1, 5, 6, -1, 5, 6, -1, -1, -1, -1, -1, -1, -1};
+  const HostTensor roi = HostTensor::f32({4}, {0.0f, 0.5f, 1.5f, 1.5f});
+  const HostTensor sizes = HostTensor::i64({2}, {5, 3});
+  RunResult r =
+      run1("Resize", {i64("x", {3, 3}), f32("roi", {4}), TensorSpec::omitted(), i64("s", {2})},
+           {i64("y", {5, 3})}, attrs, 13, "rs",
+           {HostTensor::i64({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), roi, sizes});
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  EXPECT_EQ(r.outputs[0].as<int64_t>(), want);
+  r = run1("Resize", {f32("x", {3, 3}), f32("roi", {4}), TensorSpec::omitted(), i64("s", {2})},
+           {f32("y", {5, 3})}, attrs, 13, "rs",
+           {HostTensor::f32({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), roi, sizes});
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  EXPECT_EQ(r.outputs[0].as<float>(), std::vector<float>(want.begin(), want.end()));
+}
+
 TEST_F(CpuSpatial, RoiAlignMaxTakesTheLargestWeightedCorner) {
   // One sample at (0.5, 0.5): each corner weighs 0.25. avg: 2.5; max (ONNX Runtime's
   // rule): max(0.25 * {1, 2, 3, 4}) = 1.

@@ -383,60 +383,62 @@ class ResizeKernel final : public Kernel {
     const int64_t rows = Y->numel() / last;
     const auto* x = static_cast<const uint8_t*>(X.data);
     auto* y = static_cast<uint8_t*>(Y->data);
-    if (!any_outside && esize == 4 && rank > 0) {
-      // 4-byte elements, every tap inside: the last dim's source columns are computed once,
-      // each row is a typed gather of them, and a row reading the same input row as the
-      // one before it (an upsampled height) is a copy of that output row.
-      std::vector<int64_t> cols(static_cast<size_t>(last));
-      for (int64_t j = 0; j < last; ++j)
-        cols[static_cast<size_t>(j)] =
-            taps[rank - 1][static_cast<size_t>(j)].idx[0] * in_strides[rank - 1];
-      const auto* x32 = static_cast<const uint32_t*>(X.data);
-      auto* y32 = static_cast<uint32_t*>(Y->data);
-      ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(last)),
-                       [&](size_t r0, size_t r1) {
-                         int64_t previous = -1;
-                         for (size_t r = r0; r < r1; ++r) {
-                           int64_t rem = static_cast<int64_t>(r), base = 0;
-                           for (size_t d = rank - 1; d-- > 0;) {
-                             base +=
-                                 taps[d][static_cast<size_t>(rem % out[d])].idx[0] * in_strides[d];
-                             rem /= out[d];
-                           }
-                           uint32_t* yr = y32 + static_cast<int64_t>(r) * last;
-                           if (base == previous) {
-                             std::memcpy(yr, yr - last, static_cast<size_t>(last) * 4);
-                             continue;
-                           }
-                           const uint32_t* xr = x32 + base;
-                           for (int64_t j = 0; j < last; ++j)
-                             yr[j] = xr[cols[static_cast<size_t>(j)]];
-                           previous = base;
-                         }
-                       });
+    if (rank == 0) {
+      std::memcpy(y, x, esize);
       return Status::ok();
     }
+    // The last dim's source offsets are computed once (-1: outside, the extrapolation
+    // value); each row gathers them, and a row reading the same input row as the one
+    // before it (an upsampled height) is a copy of that output row.
+    std::vector<int64_t> cols(static_cast<size_t>(last));
+    for (int64_t j = 0; j < last; ++j) {
+      const Taps& t = taps[rank - 1][static_cast<size_t>(j)];
+      cols[static_cast<size_t>(j)] = t.outside ? -1 : t.idx[0] * in_strides[rank - 1];
+    }
+    auto rows_of = [&]<typename E>(size_t r0, size_t r1) {
+      E fill;
+      std::memcpy(&fill, extrap.data(), sizeof(E));
+      const E* xe = reinterpret_cast<const E*>(x);
+      E* ye = reinterpret_cast<E*>(y);
+      int64_t previous = -2;  // -1: a row outside the input
+      for (size_t r = r0; r < r1; ++r) {
+        // Offset of the row's input position over every dim but the last.
+        int64_t rem = static_cast<int64_t>(r), base = 0;
+        bool outside = false;
+        for (size_t d = rank - 1; d-- > 0;) {
+          const Taps& t = taps[d][static_cast<size_t>(rem % out[d])];
+          rem /= out[d];
+          outside = outside || t.outside;
+          base += t.idx[0] * in_strides[d];
+        }
+        const int64_t key = outside ? -1 : base;
+        E* yr = ye + static_cast<int64_t>(r) * last;
+        if (key == previous) {
+          std::memcpy(yr, yr - last, static_cast<size_t>(last) * sizeof(E));
+          continue;
+        }
+        for (int64_t j = 0; j < last; ++j) {
+          const int64_t c = cols[static_cast<size_t>(j)];
+          yr[j] = outside || c < 0 ? fill : xe[base + c];
+        }
+        previous = key;
+      }
+    };
     ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(last)),
                      [&](size_t r0, size_t r1) {
-                       for (size_t r = r0; r < r1; ++r) {
-                         // Offset of the row's input position over every dim but the last.
-                         int64_t rem = static_cast<int64_t>(r), base = 0;
-                         bool outside = false;
-                         for (size_t d = rank - 1; d-- > 0;) {
-                           const Taps& t = taps[d][static_cast<size_t>(rem % out[d])];
-                           rem /= out[d];
-                           outside = outside || t.outside;
-                           base += t.idx[0] * in_strides[d];
-                         }
-                         uint8_t* yr = y + static_cast<int64_t>(r) * last * esize;
-                         for (int64_t j = 0; j < last; ++j) {
-                           const Taps& t = taps[rank - 1][static_cast<size_t>(j)];
-                           const uint8_t* src =
-                               (outside || t.outside)
-                                   ? extrap.data()
-                                   : x + (base + t.idx[0] * in_strides[rank - 1]) * esize;
-                           std::memcpy(yr + j * esize, src, esize);
-                         }
+                       switch (esize) {
+                         case 1:
+                           rows_of.template operator()<uint8_t>(r0, r1);
+                           break;
+                         case 2:
+                           rows_of.template operator()<uint16_t>(r0, r1);
+                           break;
+                         case 4:
+                           rows_of.template operator()<uint32_t>(r0, r1);
+                           break;
+                         default:
+                           rows_of.template operator()<uint64_t>(r0, r1);
+                           break;  // 8 (kAny: 1, 2, 4, 8)
                        }
                      });
     return Status::ok();
