@@ -31,23 +31,39 @@ class Tensor {
   // Copies `size_bytes` bytes; fails when they do not match dtype and shape.
   static Result<Tensor> from_bytes(DataType dtype, std::vector<int64_t> shape, const void* data,
                                    size_t size_bytes);
+  // Reads the caller's `size_bytes` bytes in place, without copying them (checked like
+  // from_bytes). `owner` is kept alive as long as any copy of the tensor (a numpy array,
+  // a mapped file): the bytes must stay valid and unchanged until then. Session::run only
+  // reads its input tensors, so a borrowed input is never written.
+  static Result<Tensor> borrow(DataType dtype, std::vector<int64_t> shape, const void* data,
+                               size_t size_bytes, std::shared_ptr<const void> owner);
 
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t element_count() const;
-  size_t size_bytes() const { return bytes_ ? bytes_->size() : 0; }
-  const void* data() const { return bytes_ ? bytes_->data() : nullptr; }
-  void* mutable_data() { return bytes_ ? bytes_->data() : nullptr; }
+  size_t size_bytes() const { return size_; }
+  const void* data() const { return data_.get(); }
+  // The bytes to write. For a borrowed tensor these are the owner's bytes.
+  void* mutable_data() { return data_.get(); }
   template <typename T>
   const T* data_as() const { return static_cast<const T*>(data()); }
   template <typename T>
   T* mutable_data_as() { return static_cast<T*>(mutable_data()); }
-  Tensor clone() const;
+  // True when the bytes belong to an owner given to borrow() (or to a copy of such a
+  // tensor), false when the tensor allocated them.
+  bool borrowed() const { return borrowed_; }
+  Tensor clone() const;  // always owns a copy of the bytes
+
+  // Keeps the bytes alive: an application that hands data() to code outside C++ (a
+  // numpy array, a foreign buffer) holds this as the owner for as long as it reads them.
+  std::shared_ptr<const void> keep_alive() const { return data_; }
 
  private:
   DataType dtype_ = DataType::kUndefined;
   std::vector<int64_t> shape_;
-  std::shared_ptr<std::vector<uint8_t>> bytes_;
+  std::shared_ptr<uint8_t> data_;  // null for a default-constructed tensor
+  size_t size_ = 0;
+  bool borrowed_ = false;
 };
 
 struct NamedTensor {
@@ -218,6 +234,36 @@ struct RunStats {
   double wall_ms = 0;
   size_t micro_batches = 1;  // the micro-batches the run was split into (1: not split)
 };
+
+// One device of a backend plugin, as the plugin describes it.
+struct DeviceInfo {
+  size_t index = 0;  // the plugin's device number
+  std::string name;  // "AMD EPYC 9B45 (AVX-512)", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string vendor;
+  std::string kind;           // "cpu", "gpu" or "accelerator"
+  uint64_t memory_bytes = 0;  // 0 when the plugin does not know
+  uint32_t compute_units = 0;
+  bool host_addressable = false;  // the host reads its buffers directly
+};
+
+// A plugin found by discovery and what it offers: its devices, or why it has none.
+struct BackendDevices {
+  std::string backend;      // the plugin's name: what --backends takes
+  std::string plugin_path;  // the file it was loaded from
+  std::string version;      // the plugin's own version string
+  std::string description;
+  std::vector<DeviceInfo> devices;
+  // Why there is no device (the plugin's reason, "plugin 'vulkan': no Vulkan driver"),
+  // or why the file was refused ("wrong ABI major: ..."); "" when there are devices.
+  std::string unavailable;
+};
+
+// Every plugin that discovery finds (plugin_dirs in order, then $INFER_PLUGIN_PATH, then
+// <exe>/../lib/infer/plugins; the first of each name), sorted by name, each created
+// once to list its devices, and after them the files that looked like plugins but were
+// refused. Never fails: what cannot be listed says why in `unavailable`.
+std::vector<BackendDevices> list_devices(const std::vector<std::string>& plugin_dirs = {},
+                                         const LogSink& log_sink = {});
 
 class Session {
  public:

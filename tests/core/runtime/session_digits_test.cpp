@@ -68,6 +68,22 @@ class DigitsTest : public ::testing::Test {
   testing::NpyArray expected_;
 };
 
+// A borrowed input (Tensor::borrow over the samples' own bytes) gives PyTorch's logits,
+// and the run leaves those bytes as they were.
+TEST_F(DigitsTest, BorrowedInputIsReadInPlaceAndLeftUnchanged) {
+  auto session = create({"cpu"});
+  ASSERT_NE(session, nullptr);
+  const std::vector<float> before(samples_.as<float>(), samples_.as<float>() + 8 * 64);
+  auto input = Tensor::borrow(DataType::kFloat32, {8, 1, 8, 8}, samples_.as<float>(),
+                              8 * 64 * sizeof(float), nullptr);
+  ASSERT_TRUE(input.is_ok()) << input.status().message();
+  EXPECT_EQ(input->data(), static_cast<const void*>(samples_.as<float>()));
+  auto out = session->run({{"image", *input}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_LE(max_abs_diff((*out)[0].tensor, expected_.as<float>(), 80), kTolerance);
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), samples_.as<float>()));
+}
+
 TEST_F(DigitsTest, SignatureIsTheModelsDeclaration) {
   auto session = create({"cpu"});
   ASSERT_NE(session, nullptr);

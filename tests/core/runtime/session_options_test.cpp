@@ -2,9 +2,12 @@
 // optimizer settings, pins, threads and plugin options.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "infer_test_paths.hpp"
 #include "onnx_model_writer.hpp"
 #include "session_fixture.hpp"
-#include "infer_test_paths.hpp"
 
 namespace infer {
 namespace {
@@ -88,6 +91,48 @@ TEST(SessionOptions, BackendWithoutDevicesIsUnavailableWithItsReason) {
   EXPECT_EQ(s.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.status().message(),
             "backend 'nodevice' is unavailable: no Frobnicator driver: /dev/frob0 is missing");
+}
+
+// list_devices: every plugin of the folders by name, with its devices or the reason it
+// has none, and a refused file with why.
+TEST(ListDevices, NamesEveryPluginWithItsDevicesOrWhyNot) {
+  const std::string bogus_dir = testing::temp_path("infer_list_devices_bogus");
+  std::filesystem::create_directories(bogus_dir);
+  std::ofstream(bogus_dir + "/libinfer_plugin_bogus.so") << "not a shared library";
+  const std::vector<BackendDevices> all =
+      list_devices({INFER_PLUGIN_DIR, ::infer::test_paths::runtime_test_plugin_dir(), bogus_dir},
+                   [](LogLevel, const std::string&) {});
+  auto find = [&](const std::string& name) -> const BackendDevices* {
+    for (const BackendDevices& b : all)
+      if (b.backend == name) return &b;
+    return nullptr;
+  };
+  const BackendDevices* cpu = find("cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->plugin_path, std::string(INFER_PLUGIN_DIR) + "/libinfer_plugin_cpu.so");
+  ASSERT_EQ(cpu->devices.size(), 1u);
+  EXPECT_EQ(cpu->devices[0].kind, "cpu");
+  EXPECT_TRUE(cpu->devices[0].host_addressable);
+  EXPECT_FALSE(cpu->devices[0].name.empty());
+  EXPECT_TRUE(cpu->unavailable.empty());
+  EXPECT_FALSE(cpu->version.empty());
+  const BackendDevices* example = find("example");
+  ASSERT_NE(example, nullptr);
+  EXPECT_FALSE(example->devices.empty());
+  const BackendDevices* nodevice = find("nodevice");
+  ASSERT_NE(nodevice, nullptr);
+  EXPECT_TRUE(nodevice->devices.empty());
+  EXPECT_NE(nodevice->unavailable.find("no Frobnicator driver: /dev/frob0 is missing"),
+            std::string::npos)
+      << nodevice->unavailable;
+  const BackendDevices* bogus = find("bogus");
+  ASSERT_NE(bogus, nullptr);
+  EXPECT_EQ(std::filesystem::path(bogus->plugin_path),
+            (std::filesystem::path(bogus_dir) / "libinfer_plugin_bogus.so").lexically_normal());
+  EXPECT_TRUE(bogus->devices.empty());
+  EXPECT_FALSE(bogus->unavailable.empty());
+  // Sorted by name among the loaded plugins; refused files come after them.
+  EXPECT_EQ(all.back().backend, "bogus");
 }
 
 TEST(SessionOptions, OptionErrorsComeBackFromCreate) {
