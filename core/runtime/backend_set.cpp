@@ -27,7 +27,8 @@ std::string strip_plugin_prefix(const std::string& message, const std::string& n
 Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order,
                                            const SessionOptions& options,
                                            const std::shared_ptr<tbb::task_arena>& arena,
-                                           const Logger& log) {
+                                           const Logger& log,
+                                           std::vector<SkippedBackend>* skipped) {
   for (const BackendOptions& b : options.backend_options)
     if (std::find(order.begin(), order.end(), b.backend) == order.end())
       log.log(LogLevel::kWarning, "options given for backend '" + b.backend +
@@ -41,6 +42,7 @@ Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order
   const bool cpu_listed = std::find(options.backends.begin(), options.backends.end(),
                                     partitioner::kFallbackBackend) != options.backends.end();
   std::vector<Backend> backends;
+  std::vector<SkippedBackend> without_device;
   for (const std::string& name : order) {
     Backend b;
     b.name = name;
@@ -59,14 +61,29 @@ Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order
         host::PluginInstance::create(*library, instance_options);
     if (!instance.is_ok()) return instance.status().with_context("backend '" + name + "'");
     b.instance = *instance;
-    if (b.instance->device_count() == 0)
-      return unavailable("backend '" + name + "' is unavailable: " +
-                         strip_plugin_prefix(b.instance->unavailable_reason().message(), name));
+    if (b.instance->device_count() == 0) {
+      without_device.push_back(
+          {name, strip_plugin_prefix(b.instance->unavailable_reason().message(), name)});
+      continue;
+    }
     b.device = b.instance->device(0);
     b.mappable = b.device.props().host_addressable && b.instance->api().buffer_map != nullptr;
     log.log(LogLevel::kDebug, "backend '" + name + "': " + b.device.describe() + " from " +
                                   b.instance->library().path());
     backends.push_back(std::move(b));
+  }
+  if (!without_device.empty()) {
+    // Only the implicit cpu fallback left: the user's own choice has no device at all,
+    // which is an error rather than a quiet run on cpu.
+    const bool listed_left = std::any_of(backends.begin(), backends.end(),
+                                         [](const Backend& b) { return !b.implicit_fallback; });
+    if (!listed_left)
+      return unavailable("backend '" + without_device[0].name +
+                         "' is unavailable: " + without_device[0].reason);
+    for (const SkippedBackend& s : without_device)
+      log.log(LogLevel::kWarning, "backend '" + s.name + "' is unavailable (" + s.reason +
+                                      "): its nodes go to the next backends");
+    if (skipped != nullptr) *skipped = std::move(without_device);
   }
   return backends;
 }

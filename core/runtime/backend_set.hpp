@@ -23,14 +23,25 @@ struct Backend {
   bool mappable = false;
 };
 
+// A listed backend left out because its plugin has no device.
+struct SkippedBackend {
+  std::string name;
+  std::string reason;  // the plugin's, without its "plugin 'x': " prefix
+};
+
 // Discovers the plugins (SessionOptions::plugin_dirs in order, then $INFER_PLUGIN_PATH,
 // then <exe>/../lib/infer/plugins) and creates one instance per name in `order`.
-// Errors: a backend that cannot be found (NotFound, listing the folders searched), a
-// plugin that fails to start, or one with zero devices: Unavailable,
+// A listed backend whose plugin reports zero devices is left out, with one warning
+// naming it and the plugin's reason, when another listed backend has a device (its nodes
+// go to the next backends, as for `--backends cuda,cpu` on a machine without a GPU);
+// `skipped`, when given, receives those. Errors: a backend that cannot be found
+// (NotFound, listing the folders searched), a plugin that fails to start, or, when no
+// listed backend has a device, Unavailable for the first one:
 // "backend 'vulkan' is unavailable: no Vulkan driver".
 Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order,
                                            const SessionOptions& options,
                                            const std::shared_ptr<tbb::task_arena>& arena,
-                                           const Logger& log);
+                                           const Logger& log,
+                                           std::vector<SkippedBackend>* skipped = nullptr);
 
 }  // namespace infer::runtime

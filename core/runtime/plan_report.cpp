@@ -86,7 +86,12 @@ PlanReport::CopyTotals PlanReport::copy_totals() const {
 }
 
 std::string PlanReport::to_text() const {
-  std::string out = "nodes (" + std::to_string(nodes.size()) + "):\n";
+  std::string out;
+  if (!unavailable_backends.empty()) {
+    out += "backends left out (no device):\n";
+    for (const std::string& b : unavailable_backends) out += "  " + b + "\n";
+  }
+  out += "nodes (" + std::to_string(nodes.size()) + "):\n";
   for (const NodePlacement& n : nodes) {
     out += "  " + n.node + " (" + n.op_type;
     if (!n.domain.empty()) out += ", domain " + n.domain;

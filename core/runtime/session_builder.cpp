@@ -87,7 +87,14 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   // each run itself; the other threads - 1 slots are for oneTBB's workers.
   auto arena = std::make_shared<tbb::task_arena>(threads);
   arena->initialize();
-  INFER_ASSIGN_OR_RETURN(std::vector<Backend> backends, open_backends(order, options, arena, log));
+  std::vector<SkippedBackend> skipped;
+  INFER_ASSIGN_OR_RETURN(std::vector<Backend> backends,
+                         open_backends(order, options, arena, log, &skipped));
+  for (const SkippedBackend& s : skipped)
+    for (const PlacementPin& pin : options.placement)
+      if (pin.backend == s.name)
+        return unavailable("placement pin for node '" + pin.node + "' names backend '" + s.name +
+                           "', which is unavailable: " + s.reason);
 
   // The optimizer runs once the backends are open: constant folding evaluates nodes on
   // the cpu backend's kernels.
@@ -155,6 +162,8 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   parts.report.optimizer_ms = optimizer_ms;
   parts.report.decomposed = std::move(*decomposed);
   parts.report.precision = std::move(*widened);
+  for (const SkippedBackend& s : skipped)
+    parts.report.unavailable_backends.push_back(s.name + ": " + s.reason);
   std::vector<bool> used(backends.size(), false);
   for (const partitioner::Partition& p : partitions.partitions) used[p.backend] = true;
   for (size_t b = 0; b < backends.size(); ++b)

@@ -44,6 +44,59 @@ TEST(CliRun, TextSummaryOfAGeneratedRun) {
   EXPECT_EQ(lines[4].rfind("  row 0: top-1 class ", 0), 0u) << lines[4];
 }
 
+// --list-devices needs no model: every plugin of the folders with its devices, or why it
+// has none; a backend without a device is listed with the plugin's reason.
+TEST(CliRun, ListDevicesNamesEveryPluginAndItsDevices) {
+  const ProcessResult r =
+      infer_run({"--list-devices", "--plugin-dir", ::infer::test_paths::runtime_test_plugin_dir()});
+  expect_success(r);
+  const std::vector<std::string> lines = split_lines(r.out);
+  auto at = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.rfind("cpu: " + kPluginDir + "/libinfer_plugin_cpu.so (version ", 0) == 0;
+  });
+  ASSERT_NE(at, lines.end()) << r.out;
+  ASSERT_NE(at + 1, lines.end());
+  EXPECT_EQ((at + 1)->rfind("  device 0: CPU (", 0), 0u) << *(at + 1);
+  EXPECT_NE((at + 1)->find("[cpu, "), std::string::npos) << *(at + 1);
+  auto none = std::find(lines.begin(), lines.end(),
+                        "  no device: no Frobnicator driver: /dev/frob0 is missing");
+  ASSERT_NE(none, lines.end()) << r.out;
+  EXPECT_EQ((none - 1)->rfind("nodevice: ", 0), 0u) << *(none - 1);
+
+  const ProcessResult j = infer_run({"--list-devices", "--json"});
+  expect_success(j);
+  const std::optional<JsonValue> doc = JsonParser::parse(j.out);
+  ASSERT_TRUE(doc.has_value()) << j.out;
+  ASSERT_NE(doc->get("backends"), nullptr);
+  bool cpu_found = false;
+  for (const JsonValue& b : doc->get("backends")->array) {
+    if (b.get("backend")->string != "cpu") continue;
+    cpu_found = true;
+    EXPECT_EQ(b.get("unavailable")->type, JsonValue::Type::kNull);
+    ASSERT_EQ(b.get("devices")->array.size(), 1u);
+    EXPECT_EQ(b.get("devices")->array[0].get("kind")->string, "cpu");
+    EXPECT_TRUE(b.get("devices")->array[0].get("host_addressable")->boolean);
+  }
+  EXPECT_TRUE(cpu_found) << j.out;
+}
+
+// --backends X,cpu where X has no device: the run goes on on cpu and stderr says why X
+// was left out, in one line.
+TEST(CliRun, BackendWithoutDeviceIsLeftOutWithOneLine) {
+  const ProcessResult r =
+      infer_run({source_path("models/digits_cnn.onnx"), "--shape", "image=2x1x8x8", "--backends",
+                 "nodevice,cpu", "--plugin-dir", ::infer::test_paths::runtime_test_plugin_dir()});
+  EXPECT_EQ(r.term_signal, 0);
+  EXPECT_EQ(r.exit_code, 0) << "stderr:\n" << r.err;
+  EXPECT_EQ(
+      r.err,
+      "infer-run: warning: backend 'nodevice' is unavailable (no Frobnicator driver: /dev/frob0 is "
+      "missing): its nodes go to the next backends\n");
+  const std::vector<std::string> lines = split_lines(r.out);
+  ASSERT_GE(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[1], "backends: cpu");
+}
+
 // A symbolic batch with no --shape runs at 1, and stderr says so in one line naming the
 // dim and the option that sets it.
 TEST(CliRun, SymbolicDimsDefaultToOneWithANotice) {

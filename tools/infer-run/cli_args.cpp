@@ -19,6 +19,7 @@ constexpr const char* kFooter = R"(
 Usage forms:
   infer-run MODEL [options]          run MODEL (an .onnx file)
   infer-run --config FILE [options]  run the model the deployment file names
+  infer-run --list-devices [--json]  list the backend plugins found and their devices
 
 Precedence: flags given on the command line override the deployment file (--config):
   --backends, --threads, --strict, --opt-level, --micro-batches and --trace replace the file's values;
@@ -150,6 +151,10 @@ struct Parser {
                                "for chrome://tracing or ui.perfetto.dev")
                     ->type_name("FILE.json");
     app.add_flag("--verbose", args.verbose, "Log informational messages from the runtime and plugins to stderr");
+    app.add_flag("--list-devices", args.list_devices,
+                 "List every backend plugin found (--plugin-dir, the file's plugins.search_paths, "
+                 "$INFER_PLUGIN_PATH, the installed folder) with its devices or why it has none; "
+                 "runs no model");
   }
 
   // Copies what was given into the optional fields and checks the NAME=... values.
@@ -217,7 +222,7 @@ struct Parser {
       INFER_ASSIGN_OR_RETURN(NamedShape shape, parse_shape_arg(text));
       args.shapes.push_back(std::move(shape));
     }
-    if (!args.model && !args.config) {
+    if (!args.model && !args.config && !args.list_devices) {
       return invalid_argument("no model given: pass MODEL (an .onnx file) or --config FILE (see --help)");
     }
     return Status::ok();

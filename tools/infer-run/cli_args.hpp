@@ -32,6 +32,7 @@ struct CliArgs {
   std::optional<std::string> dump_graph;  // --dump-graph FILE.onnx
   std::optional<int> micro_batches;       // --micro-batches N
   std::optional<std::string> trace;       // --trace FILE.json
+  bool list_devices = false;              // --list-devices: list the plugins' devices, run nothing
 };
 
 // The optimization level when neither --opt-level nor the deployment file gives one:

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "half_float.hpp"
+#include "infer/printable.hpp"
 #include "json_writer.hpp"
 
 namespace infer::cli {
@@ -165,6 +166,9 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
   for (const std::string& p : plan.precision) json.value(p);
   json.end_array();
   json.end_object();
+  json.key("unavailable_backends").begin_array();
+  for (const std::string& b : plan.unavailable_backends) json.value(b);
+  json.end_array();
   json.end_object();
 }
 
@@ -375,6 +379,77 @@ std::string render_json(const RunReport& report) {
   }
   json.end_object();
   return json.str() + "\n";
+}
+
+std::string render_devices(const std::vector<BackendDevices>& backends, bool json) {
+  if (json) {
+    JsonWriter w;
+    w.begin_object().key("backends").begin_array();
+    for (const BackendDevices& b : backends) {
+      w.begin_object()
+          .key("backend")
+          .value(b.backend)
+          .key("plugin_path")
+          .value(b.plugin_path)
+          .key("version")
+          .value(b.version)
+          .key("description")
+          .value(b.description)
+          .key("devices")
+          .begin_array();
+      for (const DeviceInfo& d : b.devices)
+        w.begin_object()
+            .key("index")
+            .value(static_cast<int64_t>(d.index))
+            .key("name")
+            .value(d.name)
+            .key("vendor")
+            .value(d.vendor)
+            .key("kind")
+            .value(d.kind)
+            .key("memory_bytes")
+            .value(static_cast<int64_t>(d.memory_bytes))
+            .key("compute_units")
+            .value(static_cast<int64_t>(d.compute_units))
+            .key("host_addressable")
+            .value(d.host_addressable)
+            .end_object();
+      w.end_array().key("unavailable");
+      if (b.unavailable.empty()) {
+        w.null();
+      } else {
+        w.value(b.unavailable);
+      }
+      w.end_object();
+    }
+    w.end_array().end_object();
+    return w.str() + "\n";
+  }
+  std::ostringstream out;
+  if (backends.empty()) out << "no backend plugins found\n";
+  for (const BackendDevices& b : backends) {
+    out << b.backend << ": " << b.plugin_path;
+    if (!b.version.empty()) out << " (version " << b.version << ")";
+    out << "\n";
+    for (const DeviceInfo& d : b.devices) {
+      out << "  device " << d.index << ": " << d.name << " [" << d.kind;
+      if (d.memory_bytes > 0) {
+        char mem[32];
+        std::snprintf(mem, sizeof mem, "%.1f GiB",
+                      static_cast<double>(d.memory_bytes) / (1024.0 * 1024 * 1024));
+        out << ", " << mem;
+      }
+      if (d.compute_units > 0)
+        out << ", " << d.compute_units
+            << (d.compute_units == 1 ? " compute unit" : " compute units");
+      if (!d.vendor.empty()) out << ", vendor " << d.vendor;
+      out << "]\n";
+    }
+    if (b.devices.empty())
+      out << "  " << (b.version.empty() ? "refused: " : "no device: ") << printable(b.unavailable)
+          << "\n";
+  }
+  return out.str();
 }
 
 std::string render_plan_json(const PlanReport& plan) {

@@ -71,6 +71,11 @@ std::string render_json(const RunReport& report);
 // module's Plan.to_dict() parses.
 std::string render_plan_json(const PlanReport& plan);
 
+// --list-devices: per plugin, its file and version, then each device (name, kind,
+// memory, compute units) or why it has none; with `json`, one JSON object
+// {"backends": [...]} on one line.
+std::string render_devices(const std::vector<BackendDevices>& backends, bool json);
+
 // "per run: 4 copies, 2560 bytes" for --explain.
 std::string render_run_stats(const RunStats& stats);
 

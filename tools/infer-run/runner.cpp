@@ -214,6 +214,17 @@ int run_main(int argc, const char* const* argv, std::ostream& out, std::ostream&
       if (!loaded.is_ok()) return fail(err, loaded.status().message(), 1);
       config = std::move(loaded).value();
     }
+    if (parsed.args.list_devices) {
+      std::vector<std::string> dirs = parsed.args.plugin_dirs;
+      if (config)
+        dirs.insert(dirs.end(), config->plugin_search_paths.begin(),
+                    config->plugin_search_paths.end());
+      LogBuffer logs(parsed.args.verbose ? LogLevel::kDebug : LogLevel::kError);
+      const std::vector<BackendDevices> found = list_devices(dirs, logs.sink());
+      logs.flush(err);
+      out << render_devices(found, parsed.args.json) << std::flush;
+      return 0;
+    }
     Result<RunPlan> plan = make_run_plan(parsed.args, config ? &*config : nullptr);
     if (!plan.is_ok()) return fail(err, plan.status().message(), 2);
 

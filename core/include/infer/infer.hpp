@@ -207,6 +207,9 @@ struct PlanReport {
   // (cpu: Conv does not support dtype float16 (input 0 'x'); cpu runs it in float32)",
   // then a line counting the Cast nodes and float32 constants added.
   std::vector<std::string> precision;
+  // Listed backends left out because their plugin has no device, with its reason:
+  // "cuda: no CUDA driver: libcuda.so.1: cannot open shared object file".
+  std::vector<std::string> unavailable_backends;
   // Per backend that runs a partition, in priority order; empty for a report not built
   // by a session (then to_text() prints no estimates).
   std::vector<BackendSummary> backends;

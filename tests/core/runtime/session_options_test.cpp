@@ -2,6 +2,7 @@
 // optimizer settings, pins, threads and plugin options.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -91,6 +92,43 @@ TEST(SessionOptions, BackendWithoutDevicesIsUnavailableWithItsReason) {
   EXPECT_EQ(s.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.status().message(),
             "backend 'nodevice' is unavailable: no Frobnicator driver: /dev/frob0 is missing");
+}
+
+// A listed backend without a device is left out when another listed one has a device:
+// one warning with the plugin's reason, the plan says so, and the nodes run on the next.
+TEST(SessionOptions, BackendWithoutDevicesIsLeftOutWhenAnotherListedOneRuns) {
+  auto log = std::make_shared<testing::LogCollector>();
+  SessionOptions o = tree_options({"nodevice", "cpu"}, log);
+  o.plugin_dirs.push_back(::infer::test_paths::runtime_test_plugin_dir());
+  auto s = Session::create(model_with_dead_node(), o);
+  ASSERT_TRUE(s.is_ok()) << s.status().message();
+  EXPECT_EQ((*s)->active_backends(), std::vector<std::string>{"cpu"});
+  const std::string warning =
+      "backend 'nodevice' is unavailable (no Frobnicator driver: /dev/frob0 is missing): its "
+      "nodes go to the next backends";
+  const std::vector<std::string> lines = log->lines();
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), warning), 1) << ::testing::PrintToString(lines);
+  const PlanReport& plan = (*s)->plan();
+  EXPECT_EQ(plan.unavailable_backends,
+            std::vector<std::string>{"nodevice: no Frobnicator driver: /dev/frob0 is missing"});
+  EXPECT_EQ(plan.to_text().rfind("backends left out (no device):\n  nodevice: no Frobnicator "
+                                 "driver: /dev/frob0 is missing\nnodes (1):\n",
+                                 0),
+            0u)
+      << plan.to_text();
+  const float x[] = {-1.5f, 2.0f};
+  auto out = (*s)->run({{"x", *Tensor::from_bytes(DataType::kFloat32, {2}, x, sizeof x)}});
+  ASSERT_TRUE(out.is_ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].tensor.data_as<float>()[0], 0.0f);
+  EXPECT_EQ((*out)[0].tensor.data_as<float>()[1], 2.0f);
+
+  // A pin to it cannot be honoured: an error naming the pin, the backend and why.
+  o.placement = {{"relu", "nodevice"}};
+  auto pinned = Session::create(model_with_dead_node(), o);
+  ASSERT_FALSE(pinned.is_ok());
+  EXPECT_EQ(pinned.status().message(),
+            "placement pin for node 'relu' names backend 'nodevice', which is unavailable: no "
+            "Frobnicator driver: /dev/frob0 is missing");
 }
 
 // list_devices: every plugin of the folders by name, with its devices or the reason it
