@@ -16,6 +16,7 @@ const char* models_cache_dir();      // where the models_export fixture writes (
 const char* conformance_data_dir();  // the generated ONNX node cases (tests/conformance)
 const char* fixture_plugin_dir();    // the plugin host's fixture plugins
 const char* runtime_test_plugin_dir();  // tests/core/runtime's no-device plugin
+const char* fake_libcuda_dir();         // tests/plugins/cuda's test doubles of libcuda
 
 }  // namespace infer::test_paths
 
