@@ -40,7 +40,11 @@ DepthwisePlane plane_geometry(const ConvShape& s, const Act& act) {
   p.pw = s.pad_begin[1];
   // Output ow at tap kw reads padded column ow * sw + kw * dw: phase (kw * dw) % sw,
   // column ow + (kw * dw) / sw of that phase.
-  p.wq = p.OW + ((p.kw - 1) * p.dw) / p.sw + 1;
+  // Rounded up to whole 64-byte lines, so that every buffer row and every phase starts
+  // on one (the buffer is 64-byte aligned): the AVX-512 rows read aligned vectors and
+  // shift them (depthwise_impl.hpp, row_block_aligned).
+  p.wq = (p.OW + ((p.kw - 1) * p.dw) / p.sw + 1 + kDepthwiseRowAlign - 1) / kDepthwiseRowAlign *
+         kDepthwiseRowAlign;
   p.row_len = p.sw * p.wq;
   p.buf_rows = (p.OH - 1) * p.sh + (p.kh - 1) * p.dh + 1;
   for (int kw = 0; kw < p.kw; ++kw) p.offsets[kw] = ((kw * p.dw) % p.sw) * p.wq + (kw * p.dw) / p.sw;
@@ -158,7 +162,10 @@ void depthwise_conv2d(Isa isa, const Threads& threads, const ConvShape& s, const
   const bool act_after = act.kind != ActKind::kNone && geometry.clamp == DepthwiseClamp::kNone;
   const int64_t C = s.in_channels;
   const int64_t in_plane = geometry.H * geometry.W, out_plane = geometry.OH * geometry.OW;
-  const size_t buf_floats = static_cast<size_t>(geometry.buf_rows * geometry.row_len);
+  // The aligned rows read whole vectors past a row's last column (into lanes whose
+  // outputs are not stored): the slack keeps the buffer's last row inside it.
+  const size_t buf_floats =
+      static_cast<size_t>(geometry.buf_rows * geometry.row_len + 2 * kDepthwiseRowAlign);
   // A few ranges per thread (not one per channel): each range zeroes its buffer once.
   const size_t planes = static_cast<size_t>(s.batch * C);
   const size_t grain = std::max<size_t>(1, planes / (8 * static_cast<size_t>(threads.concurrency())));

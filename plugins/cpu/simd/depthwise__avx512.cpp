@@ -18,6 +18,14 @@ struct Avx512 {
   using V = __m512;
   using Mask = __mmask16;
   static constexpr int kLanes = 16;
+  static constexpr bool kAlignr = true;  // load_aligned and alignr below
+  static V load_aligned(const float* p) { return _mm512_load_ps(p); }
+  // Lanes S..15 of lo, then lanes 0..S-1 of hi: the vector S floats further on.
+  template <int S>
+  static V alignr(V hi, V lo) {
+    return _mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(hi), _mm512_castps_si512(lo), S));
+  }
   static V set1(float x) { return _mm512_set1_ps(x); }
   static V zero() { return _mm512_setzero_ps(); }
   static V load(const float* p) { return _mm512_loadu_ps(p); }

@@ -171,6 +171,95 @@ inline void row_block(const DepthwisePlane& p, const typename T::V* w, const int
   if (ow < p.OW) chunk(ow, std::true_type{}, T::mask(p.OW - ow));
 }
 
+// Whether T offers load_aligned(p) and alignr<S>(hi, lo) (lanes S.. of lo, then the
+// first S of hi): then row_block_aligned below serves horizontal strides 1 and 2.
+template <typename T>
+constexpr bool has_alignr() {
+  if constexpr (requires { T::kAlignr; })
+    return T::kAlignr;
+  else
+    return false;
+}
+
+// row_block for dilation 1 and horizontal stride SW (1 or 2) on a buffer whose rows and
+// phases start on vector boundaries (wq and row_len multiples of kLanes, buf aligned):
+// tap kw reads phase kw % SW at column ow + kw / SW, so each input row costs one aligned
+// load per phase (two where a tap is shifted) and the shifted taps come from alignr
+// instead of unaligned loads, every one of which would straddle two cache lines. The
+// last chunk reads whole vectors too (the buffer has slack); only its stores are masked.
+template <typename T, int KH, int KW, int SH, int SW, int RB>
+inline void row_block_aligned(const DepthwisePlane& p, const typename T::V* weights, int64_t oh) {
+  using V = typename T::V;
+  constexpr int L = T::kLanes;
+  constexpr int J = (RB - 1) * SH + KH;
+  // Locals, not reads through p or weights: the output stores could alias those as far
+  // as the compiler knows, and it would reload them after every store.
+  V w[KH * KW];
+  for (int i = 0; i < KH * KW; ++i) w[i] = weights[i];
+  const int64_t wq = p.wq, row_len = p.row_len, OW = p.OW;
+  float* const out = p.out;
+  const float* const residual = p.residual;
+  const float* top = p.buf + oh * SH * row_len;
+  const V bias = T::set1(p.bias);
+  const DepthwiseClamp clamp = p.clamp;
+  const V clamp_lo = T::set1(p.lo), clamp_hi = T::set1(p.hi);
+  auto chunk = [&](int64_t ow, auto masked, typename T::Mask m) {
+    V a[RB], b[RB];
+    for (int r = 0; r < RB; ++r) {
+      a[r] = bias;
+      b[r] = T::zero();
+    }
+    const float* row = top + ow;
+    unroll<J>([&](auto jc) {
+      constexpr int j = jc;
+      V lo[SW], hi[SW];
+      unroll<SW>([&](auto phc) {
+        constexpr int ph = phc;
+        if constexpr (ph < KW) lo[ph] = T::load_aligned(row + ph * wq);
+        if constexpr (ph + SW < KW) hi[ph] = T::load_aligned(row + ph * wq + L);
+      });
+      unroll<KW>([&](auto kwc) {
+        constexpr int kw = kwc;
+        constexpr int ph = kw % SW, shift = kw / SW;
+        V x;
+        if constexpr (shift == 0)
+          x = lo[ph];
+        else
+          x = T::template alignr<shift>(hi[ph], lo[ph]);
+        unroll<RB>([&](auto rc) {
+          constexpr int r = rc;
+          constexpr int kh = j - r * SH;
+          if constexpr (kh >= 0 && kh < KH) {
+            if constexpr (kh & 1)
+              b[r] = T::fma(w[kh * KW + kw], x, b[r]);
+            else
+              a[r] = T::fma(w[kh * KW + kw], x, a[r]);
+          }
+        });
+      });
+      row += row_len;
+    });
+    for (int r = 0; r < RB; ++r) {
+      // finish / finish_masked, with the clamp held in registers.
+      const int64_t at = (oh + r) * OW + ow;
+      V v = T::add(a[r], b[r]);
+      if (residual != nullptr)
+        v = T::add(v, masked ? T::maskload(residual + at, m) : T::load(residual + at));
+      if (clamp == DepthwiseClamp::kRelu)
+        v = T::relu(v);
+      else if (clamp == DepthwiseClamp::kClip)
+        v = T::clip(v, clamp_lo, clamp_hi);
+      if (masked)
+        T::maskstore(out + at, m, v);
+      else
+        T::store(out + at, v);
+    }
+  };
+  int64_t ow = 0;
+  for (; ow + L <= OW; ow += L) chunk(ow, std::false_type{}, T::mask(L));
+  if (ow < OW) chunk(ow, std::true_type{}, T::mask(OW - ow));
+}
+
 // Every output row of a fixed KH x KW kernel, the weights broadcast once: blocks of RB
 // rows (4, or 2 for kernels whose weights fill most of the registers), then the rest.
 template <typename T, int KH, int KW, int SH>
@@ -179,6 +268,24 @@ void rows_fixed(const DepthwisePlane& p) {
   constexpr int RB = KH * KW > 16 ? 2 : 4;
   V w[KH * KW];
   for (int i = 0; i < KH * KW; ++i) w[i] = T::set1(p.weights[i]);
+  if constexpr (has_alignr<T>()) {
+    // Rows narrower than a vector (14 or 7 wide) are one masked chunk each: there the
+    // second load and the shifts cost as much as the straddling loads they replace.
+    const bool aligned = p.dw == 1 && p.OW >= T::kLanes && p.wq % T::kLanes == 0 &&
+                         reinterpret_cast<uintptr_t>(p.buf) % (sizeof(float) * T::kLanes) == 0;
+    if (aligned && p.sw == 1) {
+      int64_t oh = 0;
+      for (; oh + RB <= p.OH; oh += RB) row_block_aligned<T, KH, KW, SH, 1, RB>(p, w, oh);
+      for (; oh < p.OH; ++oh) row_block_aligned<T, KH, KW, SH, 1, 1>(p, w, oh);
+      return;
+    }
+    if (aligned && p.sw == 2) {
+      int64_t oh = 0;
+      for (; oh + RB <= p.OH; oh += RB) row_block_aligned<T, KH, KW, SH, 2, RB>(p, w, oh);
+      for (; oh < p.OH; ++oh) row_block_aligned<T, KH, KW, SH, 2, 1>(p, w, oh);
+      return;
+    }
+  }
   int64_t off[KW];
   for (int kw = 0; kw < KW; ++kw) off[kw] = p.offsets[kw];
   int64_t oh = 0;

@@ -6,6 +6,8 @@
 namespace infer::cpu::simd {
 
 constexpr int kDepthwiseMaxKernel = 7;
+// Buffer rows and phases start on multiples of this many floats (one 64-byte line).
+constexpr int64_t kDepthwiseRowAlign = 16;
 
 // Which activation the plane kernels apply in registers; the others are applied to the
 // finished plane by the caller (apply_activation).
@@ -21,7 +23,7 @@ enum class DepthwiseClamp { kNone, kRelu, kClip };
 // the caller zeroes it once and reuses it for planes of the same shape.
 struct DepthwisePlane {
   const float* x = nullptr;         // [H][W]
-  float* buf = nullptr;             // [buf_rows][row_len]
+  float* buf = nullptr;             // [buf_rows][row_len] + 2 * kDepthwiseRowAlign, 64-byte aligned
   float* out = nullptr;             // [OH][OW]
   const float* residual = nullptr;  // [OH][OW] or null; may be `out` itself
   const float* weights = nullptr;   // [kh][kw]
@@ -30,7 +32,7 @@ struct DepthwisePlane {
   int kw = 0;
   int64_t H = 0, W = 0, OH = 0, OW = 0;
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
-  int64_t wq = 0;        // columns per phase
+  int64_t wq = 0;        // columns per phase (a multiple of kDepthwiseRowAlign)
   int64_t row_len = 0;   // sw * wq
   int64_t buf_rows = 0;  // (OH - 1) * sh + (kh - 1) * dh + 1
   // Per kernel column: the offset inside a buffer row of the element output 0 reads.
