@@ -6,7 +6,10 @@
 // DFT, symmetric windows, LpPool with padding, MaxUnpool).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "infer/test_support/test_support.hpp"
 
@@ -222,6 +225,57 @@ TEST_F(CpuSpatial, ResizeNearestCopiesRepeatedRowsAndExtrapolatesOutside) {
            {HostTensor::f32({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), roi, sizes});
   ASSERT_TRUE(r.ok()) << r.status.message;
   EXPECT_EQ(r.outputs[0].as<float>(), std::vector<float>(want.begin(), want.end()));
+}
+
+// Linear over the last two dims (float32 takes a one-pass path of its own, other dtypes
+// the generic double passes): 6 planes of 5x7 to 13x4 (rows upsampled, columns
+// downsampled), half_pixel and align_corners, against the separable definition of the
+// ONNX reference computed here in double. The clamped edge rows read one input row twice.
+TEST_F(CpuSpatial, ResizeLinearOverTheLastTwoDimsMatchesTheDefinition) {
+  const int64_t planes = 6, in_h = 5, in_w = 7, out_h = 13, out_w = 4;
+  std::vector<float> x(static_cast<size_t>(planes * in_h * in_w));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37 % 101) / 10.0 - 5.0);
+  for (const char* mode : {"half_pixel", "align_corners"}) {
+    const bool corners = std::string(mode) == "align_corners";
+    // Input coordinate and its two taps (indices clamped to the edge) for output o.
+    auto taps = [&](int64_t o, int64_t in, int64_t out, int64_t* i0, int64_t* i1, double* r) {
+      double c = corners ? (out == 1 ? 0.0 : static_cast<double>(o) * (in - 1) / (out - 1))
+                         : (o + 0.5) * static_cast<double>(in) / static_cast<double>(out) - 0.5;
+      c = std::clamp(c, -4.0, static_cast<double>(in) + 4.0);
+      const double f = std::floor(c);
+      *r = c - f;
+      *i0 = std::clamp<int64_t>(static_cast<int64_t>(f), 0, in - 1);
+      *i1 = std::clamp<int64_t>(static_cast<int64_t>(f) + 1, 0, in - 1);
+    };
+    std::vector<double> want(static_cast<size_t>(planes * out_h * out_w));
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t oy = 0; oy < out_h; ++oy)
+        for (int64_t ox = 0; ox < out_w; ++ox) {
+          int64_t y0, y1, x0, x1;
+          double ry, rx;
+          taps(oy, in_h, out_h, &y0, &y1, &ry);
+          taps(ox, in_w, out_w, &x0, &x1, &rx);
+          auto at = [&](int64_t yy, int64_t xx) {
+            return static_cast<double>(x[static_cast<size_t>((p * in_h + yy) * in_w + xx)]);
+          };
+          const double top = (1 - rx) * at(y0, x0) + rx * at(y0, x1);
+          const double bottom = (1 - rx) * at(y1, x0) + rx * at(y1, x1);
+          want[static_cast<size_t>((p * out_h + oy) * out_w + ox)] = (1 - ry) * top + ry * bottom;
+        }
+    const std::vector<AttrSpec> attrs = {AttrSpec::String("mode", "linear"),
+                                         AttrSpec::String("coordinate_transformation_mode", mode)};
+    const HostTensor sizes = HostTensor::i64({4}, {2, 3, out_h, out_w});
+    RunResult r = run1(
+        "Resize",
+        {f32("x", {2, 3, in_h, in_w}), TensorSpec::omitted(), TensorSpec::omitted(), i64("s", {4})},
+        {f32("y", {2, 3, out_h, out_w})}, attrs, 13, "rs",
+        {HostTensor::f32({2, 3, in_h, in_w}, x), sizes});
+    ASSERT_TRUE(r.ok()) << r.status.message;
+    const std::vector<float> got = r.outputs[0].as<float>();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::abs(want[i]))) << mode << " element " << i;
+  }
 }
 
 TEST_F(CpuSpatial, RoiAlignMaxTakesTheLargestWeightedCorner) {

@@ -247,6 +247,8 @@ class ResizeKernel final : public Kernel {
       taps[d] = dim_taps(p_, geo.scales[d], X.dims[d], out[d], geo.length_resized[d],
                          geo.roi_start[d], geo.roi_end[d]);
     if (p_.mode == ResizeMode::kNearest) return gather(ctx, X, Y, taps);
+    if (X.dtype == INFER_DTYPE_FLOAT32 && p_.mode == ResizeMode::kLinear && bilinear_fits(X, taps))
+      return bilinear_f32(ctx, X, Y, taps);
     return dispatch(X.dtype, dtypes::kAllNum, "Resize input", [&]<typename T>(Tag<T>) -> Status {
       if constexpr (in_mask<T>(dtypes::kAllNum)) {
         return interpolate<T>(ctx, X, Y, taps);
@@ -439,6 +441,89 @@ class ResizeKernel final : public Kernel {
                          default:
                            rows_of.template operator()<uint64_t>(r0, r1);
                            break;  // 8 (kAny: 1, 2, 4, 8)
+                       }
+                     });
+    return Status::ok();
+  }
+
+  // Whether bilinear_f32 serves this resize: at least 2 dims, only the last two resized
+  // (the others keep their taps' identity), no extrapolated coordinate.
+  static bool bilinear_fits(const Tensor& X, const std::vector<std::vector<Taps>>& taps) {
+    const size_t rank = X.rank();
+    if (rank < 2) return false;
+    for (size_t d = 0; d + 2 < rank; ++d)
+      if (!identity_taps(taps[d], X.dims[d])) return false;
+    for (size_t d = rank - 2; d < rank; ++d)
+      for (const Taps& t : taps[d])
+        if (t.outside || t.n > 2) return false;
+    return true;
+  }
+
+  // Linear float32 over the last two dims in one pass, in float like ONNX Runtime (the
+  // generic path accumulates in double, pass by pass, over whole-tensor buffers): each
+  // output row blends two input rows, each first interpolated along the width into a
+  // per-thread row (kept while consecutive output rows read the same input rows).
+  Status bilinear_f32(KernelContext& ctx, const Tensor& X, Tensor* Y,
+                      const std::vector<std::vector<Taps>>& taps) const {
+    const size_t rank = X.rank();
+    const int64_t in_h = X.dims[rank - 2], in_w = X.dims[rank - 1];
+    const int64_t out_h = Y->dims[rank - 2], out_w = Y->dims[rank - 1];
+    const int64_t planes = X.numel() / (in_h * in_w);
+    const std::vector<Taps>& tx = taps[rank - 1];
+    const std::vector<Taps>& ty = taps[rank - 2];
+    std::vector<int32_t> x0(static_cast<size_t>(out_w)), x1(x0.size());
+    std::vector<float> w0(x0.size()), w1(x0.size());
+    for (size_t j = 0; j < x0.size(); ++j) {
+      const Taps& t = tx[j];
+      x0[j] = static_cast<int32_t>(t.idx[0]);
+      x1[j] = static_cast<int32_t>(t.n > 1 ? t.idx[1] : t.idx[0]);
+      w0[j] = static_cast<float>(t.w[0]);
+      w1[j] = t.n > 1 ? static_cast<float>(t.w[1]) : 0.0f;
+    }
+    const float* x = X.as<float>();
+    float* y = Y->mut<float>();
+    ctx.parallel_for(static_cast<size_t>(planes * out_h), grain_for(static_cast<size_t>(out_w * 8)),
+                     [&](size_t r0, size_t r1) {
+                       std::vector<float> rows(static_cast<size_t>(2 * out_w));
+                       float* h[2] = {rows.data(), rows.data() + out_w};
+                       int64_t held[2] = {-1, -1};  // plane * in_h + input row in h[i]
+                       auto along_width = [&](int64_t src_row, float* dst) {
+                         const float* s = x + src_row * in_w;
+                         for (int64_t j = 0; j < out_w; ++j)
+                           dst[j] = w0[static_cast<size_t>(j)] * s[x0[static_cast<size_t>(j)]] +
+                                    w1[static_cast<size_t>(j)] * s[x1[static_cast<size_t>(j)]];
+                       };
+                       for (size_t r = r0; r < r1; ++r) {
+                         const int64_t plane = static_cast<int64_t>(r) / out_h;
+                         const Taps& t = ty[r % static_cast<size_t>(out_h)];
+                         const int64_t want[2] = {plane * in_h + t.idx[0],
+                                                  plane * in_h + (t.n > 1 ? t.idx[1] : t.idx[0])};
+                         // Row i of the pair in h[i]: kept, taken from the other slot
+                         // (the pair moved down by one row), or interpolated.
+                         auto ensure = [&](int i) {
+                           if (held[i] == want[i]) return;
+                           if (held[1 - i] == want[i]) {
+                             std::swap(h[0], h[1]);
+                             std::swap(held[0], held[1]);
+                             return;
+                           }
+                           along_width(want[i], h[i]);
+                           held[i] = want[i];
+                         };
+                         float a = static_cast<float>(t.w[0]);
+                         float b = t.n > 1 ? static_cast<float>(t.w[1]) : 0.0f;
+                         ensure(0);  // first: ensure(1) then never moves row 0 away
+                         const float* lower = h[0];
+                         if (want[1] != want[0]) {
+                           ensure(1);
+                           lower = h[1];
+                         } else {
+                           a += b;  // both taps on one row (clamped at an edge)
+                           b = 0.0f;
+                         }
+                         const float* upper = h[0];
+                         float* yr = y + static_cast<int64_t>(r) * out_w;
+                         for (int64_t j = 0; j < out_w; ++j) yr[j] = a * upper[j] + b * lower[j];
                        }
                      });
     return Status::ok();
