@@ -11,8 +11,10 @@
 #include <type_traits>
 
 #include "../half.hpp"
+#include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "simd/half_convert.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -97,6 +99,16 @@ template <typename S, typename D>
 void cast_loop(const void* in, void* out, int64_t b, int64_t e) {
   const S* s = static_cast<const S*>(in);
   D* d = static_cast<D*>(out);
+  // float16 <-> float32 with the ISA's conversion instructions (the same bits as
+  // convert<>, simd/half_convert.hpp); whatever it leaves, and every other pair, here.
+  if constexpr (std::is_same_v<S, Half> && std::is_same_v<D, float>) {
+    static_assert(sizeof(Half) == sizeof(uint16_t));
+    b += static_cast<int64_t>(simd::half_to_float_run(
+        kernel_isa(), reinterpret_cast<const uint16_t*>(s + b), d + b, static_cast<size_t>(e - b)));
+  } else if constexpr (std::is_same_v<S, float> && std::is_same_v<D, Half>) {
+    b += static_cast<int64_t>(simd::float_to_half_run(
+        kernel_isa(), s + b, reinterpret_cast<uint16_t*>(d + b), static_cast<size_t>(e - b)));
+  }
   for (int64_t i = b; i < e; ++i) d[i] = convert<S, D>(s[i]);
 }
 
