@@ -54,6 +54,13 @@ class PluginInstance : public std::enable_shared_from_this<PluginInstance> {
   // OK when there is at least one device; otherwise the plugin's UNAVAILABLE reason
   // ("plugin 'vulkan': no Vulkan driver: ...").
   const Status& unavailable_reason() const { return unavailable_; }
+  // The same reason without its "plugin 'vulkan': " prefix, for messages that already
+  // name the backend ("no Vulkan driver: ...").
+  std::string unavailable_text() const {
+    const std::string& m = unavailable_.message();
+    const std::string prefix = "plugin '" + name() + "': ";
+    return m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m;
+  }
 
  private:
   PluginInstance() = default;

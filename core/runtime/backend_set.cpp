@@ -15,13 +15,6 @@ host::OptionList options_for(const SessionOptions& options, const std::string& b
   return out;
 }
 
-// The plugin host words the reason "plugin 'x': ..."; our message already names the
-// backend, so the prefix would only repeat it.
-std::string strip_plugin_prefix(const std::string& message, const std::string& name) {
-  const std::string prefix = "plugin '" + name + "': ";
-  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
-}
-
 }  // namespace
 
 Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order,
@@ -62,8 +55,7 @@ Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order
     if (!instance.is_ok()) return instance.status().with_context("backend '" + name + "'");
     b.instance = *instance;
     if (b.instance->device_count() == 0) {
-      without_device.push_back(
-          {name, strip_plugin_prefix(b.instance->unavailable_reason().message(), name)});
+      without_device.push_back({name, b.instance->unavailable_text()});
       continue;
     }
     b.device = b.instance->device(0);

@@ -46,10 +46,7 @@ std::vector<BackendDevices> list_devices(const std::vector<std::string>& plugin_
     if (!instance.is_ok()) {
       entry.unavailable = instance.status().message();
     } else if ((*instance)->device_count() == 0) {
-      // Without the host's "plugin 'x': " prefix: the entry already names the plugin.
-      const std::string& reason = (*instance)->unavailable_reason().message();
-      const std::string prefix = "plugin '" + name + "': ";
-      entry.unavailable = reason.rfind(prefix, 0) == 0 ? reason.substr(prefix.size()) : reason;
+      entry.unavailable = (*instance)->unavailable_text();  // the entry names the plugin
     } else {
       for (const host::Device& device : (*instance)->devices()) {
         const host::DeviceProps& p = device.props();

@@ -47,7 +47,9 @@ TEST(CudaDriver, StubLibraryIsNamedAsSuch) {
 
 TEST(CudaDriver, TheToolkitsRealStubLibrary) {
   const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
-  if (!std::filesystem::exists(stub)) GTEST_SKIP() << "no CUDA toolkit stub library at " << stub;
+  if (!std::filesystem::exists(stub))
+    GTEST_SKIP() << "the CUDA toolkit is not installed on this machine (no stub library at " << stub
+                 << "); the test double's 'stub' scenario above covers the same path";
   use_driver(stub);
   const DriverProbe p = probe_driver();
   EXPECT_FALSE(p.usable);
