@@ -9,7 +9,7 @@
 # tsan: ThreadSanitizer over the tests labelled `concurrency`: the scheduler (many
 #       threads on one session, micro-batch pipelining, traces), the plugin host's thread
 #       services and task groups, the example plugin's concurrent queues. Only what they
-#       need is built.
+#       need is built. Also the dynamic batcher of infer-serve (its queue and threads).
 #
 # Both use clang: it compiles this code with ASan + UBSan in 1.8 times less CPU time than
 # GCC 12 (whose UBSan at -O1 doubles its compile time). Debug with -O1 -g1: line tables
@@ -31,7 +31,8 @@ case $mode in
   asan) sanitize=address,undefined; extra_flags=""
         targets=(all) ;;
   tsan) sanitize=thread; extra_flags=""
-        targets=(test_core_runtime_scheduler test_core_plugin_host test_sdk_example) ;;
+        targets=(test_core_runtime_scheduler test_core_plugin_host test_sdk_example
+                 test_tools_infer_serve_batcher) ;;
   *) echo "tools/sanitize.sh: unknown mode '$mode' (asan or tsan)" >&2; exit 2 ;;
 esac
 case $step in build|test|all) ;; *)

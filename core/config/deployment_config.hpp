@@ -48,6 +48,27 @@ struct PartitionerConfig {
   std::optional<int64_t> assumed_symbolic_dim; // >= 1; size the cost model gives symbolic dims
 };
 
+// `server:`: how infer-serve listens (command-line flags win). Ports are 1..65535.
+struct ServerConfig {
+  std::string host;  // address to bind; "" = not given
+  std::optional<int> http_port;
+  std::optional<int> grpc_port;
+  std::optional<int64_t> max_request_mb;   // >= 1: largest request body accepted
+  std::optional<int64_t> idle_timeout_s;   // >= 1: a connection silent this long is closed
+  std::optional<int64_t> drain_timeout_s;  // >= 0: on SIGTERM, wait this long for queued work
+};
+
+// `batching:`: infer-serve's dynamic batcher for this model (Triton's dynamic_batching).
+struct BatchingConfig {
+  bool given = false;                         // the block was written
+  int line = 0;                               // 1-based line of `batching:`
+  std::optional<int64_t> max_batch_size;      // >= 0; 0 turns batching off
+  std::vector<int64_t> preferred_batch_size;  // each in [1, max_batch_size], ascending
+  std::optional<int64_t> max_queue_delay_us;  // >= 0
+  std::optional<int64_t> max_queue_size;      // >= 1
+  std::optional<int64_t> timeout_us;          // >= 0; 0 = requests never time out in the queue
+};
+
 // A parsed and validated deployment file. Absent keys keep their empty or nullopt value,
 // so the caller can tell "not given" (use the built-in default or a CLI flag) from
 // "given" and decide precedence itself.
@@ -65,6 +86,12 @@ struct DeploymentConfig {
   std::vector<InputSpec> inputs;                 // in file order
   std::string trace;                             // Chrome trace file, resolved like `model`; "" if absent
   PartitionerConfig partitioner;
+  // infer-serve only (infer-run and the Python module ignore them).
+  std::string name;                // the model's name when served; "" = not given
+  std::optional<int64_t> version;  // >= 1; the served version
+  std::optional<int> instances;    // >= 1; sessions serving the model at once
+  ServerConfig server;
+  BatchingConfig batching;
 };
 
 // Reads and validates the deployment file at `path`. Relative paths inside it are

@@ -221,6 +221,109 @@ Status read_inputs(const SchemaReader& reader, const Field& field, DeploymentCon
   return Status::ok();
 }
 
+// A served model's name becomes a URL path segment (/v2/models/<name>) and a metric
+// label, so it is held to characters that need no escaping in either.
+Status read_name(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::string name, reader.string(field));
+  bool ok = name.size() <= 128;
+  for (char c : name) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || c == '.');
+  }
+  if (!ok || name == "." || name == "..") {
+    return reader.expected(field,
+                           "a model name of letters, digits, '_', '-' and '.' (at most 128)");
+  }
+  config.name = std::move(name);
+  return Status::ok();
+}
+
+Status read_version(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(int64_t version, reader.integer(field, 1, kInt64Max));
+  config.version = version;
+  return Status::ok();
+}
+
+Status read_instances(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(int64_t count, reader.integer(field, 1, 1024));
+  config.instances = static_cast<int>(count);
+  return Status::ok();
+}
+
+Status read_server(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::vector<Entry> entries,
+                         reader.record(field, {"host", "http_port", "grpc_port", "max_request_mb",
+                                               "idle_timeout_s", "drain_timeout_s"}));
+  ServerConfig& out = config.server;
+  for (const Entry& entry : entries) {
+    if (entry.key == "host") {
+      INFER_ASSIGN_OR_RETURN(out.host, reader.string(entry.value));
+    } else if (entry.key == "http_port" || entry.key == "grpc_port") {
+      INFER_ASSIGN_OR_RETURN(int64_t port, reader.integer(entry.value, 1, 65535));
+      (entry.key == "http_port" ? out.http_port : out.grpc_port) = static_cast<int>(port);
+    } else if (entry.key == "max_request_mb") {
+      INFER_ASSIGN_OR_RETURN(int64_t mb, reader.integer(entry.value, 1, 1 << 20));
+      out.max_request_mb = mb;
+    } else if (entry.key == "idle_timeout_s") {
+      INFER_ASSIGN_OR_RETURN(int64_t s, reader.integer(entry.value, 1, 86400));
+      out.idle_timeout_s = s;
+    } else {
+      INFER_ASSIGN_OR_RETURN(int64_t s, reader.integer(entry.value, 0, 86400));
+      out.drain_timeout_s = s;
+    }
+  }
+  return Status::ok();
+}
+
+// Triton's dynamic_batching fields. Preferred sizes are checked against the maximum here,
+// so a file that could never form its preferred batch is refused where it is written.
+Status read_batching(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(
+      std::vector<Entry> entries,
+      reader.record(field, {"max_batch_size", "preferred_batch_size", "max_queue_delay_us",
+                            "max_queue_size", "timeout_us"}));
+  BatchingConfig& out = config.batching;
+  out.given = true;
+  out.line = field.line;
+  int preferred_line = 0;
+  for (const Entry& entry : entries) {
+    if (entry.key == "max_batch_size") {
+      INFER_ASSIGN_OR_RETURN(int64_t size, reader.integer(entry.value, 0, 1 << 20));
+      out.max_batch_size = size;
+    } else if (entry.key == "preferred_batch_size") {
+      preferred_line = entry.value.line;
+      INFER_ASSIGN_OR_RETURN(std::vector<Field> items, reader.list(entry.value));
+      for (const Field& item : items) {
+        INFER_ASSIGN_OR_RETURN(int64_t size, reader.integer(item, 1, 1 << 20));
+        if (!out.preferred_batch_size.empty() && size <= out.preferred_batch_size.back()) {
+          return reader.error(item.line, "'" + entry.value.path +
+                                             "' must list sizes in ascending order, each once");
+        }
+        out.preferred_batch_size.push_back(size);
+      }
+    } else if (entry.key == "max_queue_delay_us") {
+      INFER_ASSIGN_OR_RETURN(int64_t us, reader.integer(entry.value, 0, int64_t{3600} * 1000000));
+      out.max_queue_delay_us = us;
+    } else if (entry.key == "max_queue_size") {
+      INFER_ASSIGN_OR_RETURN(int64_t size, reader.integer(entry.value, 1, 1 << 24));
+      out.max_queue_size = size;
+    } else {
+      INFER_ASSIGN_OR_RETURN(int64_t us, reader.integer(entry.value, 0, int64_t{3600} * 1000000));
+      out.timeout_us = us;
+    }
+  }
+  if (!out.preferred_batch_size.empty()) {
+    const int64_t max = out.max_batch_size.value_or(0);
+    if (out.preferred_batch_size.back() > max) {
+      return reader.error(preferred_line, "'batching.preferred_batch_size' lists " +
+                                              std::to_string(out.preferred_batch_size.back()) +
+                                              ", more than batching.max_batch_size (" +
+                                              std::to_string(max) + ")");
+    }
+  }
+  return Status::ok();
+}
+
 // The top-level keys, in the order error messages list them. One table, so the keys the
 // reader accepts and the keys a message suggests cannot drift apart.
 struct Section {
@@ -228,7 +331,7 @@ struct Section {
   Status (*read)(const SchemaReader&, const Field&, DeploymentConfig&);
 };
 
-constexpr std::array<Section, 11> kSections{{
+constexpr std::array<Section, 16> kSections{{
     {"model", read_model},
     {"backends", read_backends},
     {"threads", read_threads},
@@ -240,6 +343,11 @@ constexpr std::array<Section, 11> kSections{{
     {"micro_batches", read_micro_batches},
     {"trace", read_trace},
     {"partitioner", read_partitioner},
+    {"name", read_name},
+    {"version", read_version},
+    {"instances", read_instances},
+    {"server", read_server},
+    {"batching", read_batching},
 }};
 
 }  // namespace

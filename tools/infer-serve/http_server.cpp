@@ -1,0 +1,215 @@
+#include "http_server.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <charconv>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace infer::serve {
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// One client connection: reads a request, has the router answer it, writes the answer,
+// and reads the next (requests pipelined behind it wait in the buffer, so answers go
+// out in request order).
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, const HttpSettings& settings, const V2Router& router,
+             ServerState& state)
+      : stream_(std::move(socket)), settings_(settings), router_(router), state_(state) {}
+
+  void start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
+  }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->body_limit(settings_.max_body_bytes);
+    parser_->header_limit(64 * 1024);
+    stream_.expires_after(settings_.idle_timeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+        ec == net::error::operation_aborted || ec == net::error::connection_reset ||
+        ec == net::error::eof) {
+      return close();
+    }
+    if (ec == http::error::body_limit) {
+      return send_error(413,
+                        "the request body exceeds the server's limit of " +
+                            std::to_string(settings_.max_body_bytes) +
+                            " bytes (server.max_request_mb)",
+                        false);
+    }
+    if (ec) {
+      // A malformed request leaves the stream at an unknown position: answer and close.
+      if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
+        return send_error(400, "malformed HTTP request: " + ec.message(), false);
+      }
+      return close();
+    }
+    http::request<http::string_body> request = parser_->release();
+    keep_alive_ = request.keep_alive();
+    std::optional<size_t> header_length;
+    if (const auto it = request.find("Inference-Header-Content-Length"); it != request.end()) {
+      size_t n = 0;
+      const std::string_view v = it->value();
+      const auto [end, err] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (err != std::errc() || end != v.data() + v.size()) {
+        return send_error(
+            400,
+            "Inference-Header-Content-Length must be a byte count, got '" + std::string(v) + "'",
+            keep_alive_);
+      }
+      header_length = n;
+    }
+    auto body = std::make_shared<std::string>(std::move(request.body()));
+    state_.pending.fetch_add(1);
+    answering_ = true;
+    const std::string method(request.method_string());
+    const std::string target(request.target());
+    router_.handle(method, target, header_length, std::move(body),
+                   [self = shared_from_this()](HttpReply reply) {
+                     // The router may answer from a model's worker thread: the write goes back to
+                     // this connection's strand.
+                     net::post(self->stream_.get_executor(),
+                               [self, reply = std::move(reply)]() mutable {
+                                 self->send(std::move(reply), self->keep_alive_);
+                               });
+                   });
+  }
+
+  void send_error(int status, const std::string& message, bool keep_alive) {
+    HttpReply reply;
+    reply.status = status;
+    reply.body = error_body(message);
+    send(std::move(reply), keep_alive);
+  }
+
+  void send(HttpReply reply, bool keep_alive) {
+    response_.emplace();
+    response_->result(static_cast<unsigned>(reply.status));
+    response_->version(11);
+    response_->set(http::field::server, "infer-serve");
+    response_->set(http::field::content_type, reply.content_type);
+    if (reply.header_length)
+      response_->set("Inference-Header-Content-Length", std::to_string(*reply.header_length));
+    if (!reply.allow.empty()) response_->set(http::field::allow, reply.allow);
+    response_->keep_alive(keep_alive);
+    response_->body() = std::move(reply.body);
+    response_->prepare_payload();
+    stream_.expires_after(settings_.idle_timeout);
+    http::async_write(stream_, *response_,
+                      [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
+                        if (self->answering_) {
+                          self->answering_ = false;
+                          self->state_.pending.fetch_sub(1);
+                        }
+                        if (ec || !keep_alive) return self->close();
+                        self->read();
+                      });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.socket().close(ignored);
+  }
+
+  beast::tcp_stream stream_;
+  const HttpSettings& settings_;
+  const V2Router& router_;
+  ServerState& state_;
+  bool answering_ = false;  // a request was handed to the router and is counted in pending
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::string_body>> response_;
+  bool keep_alive_ = true;
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Impl(HttpSettings s, const V2Router& r, ServerState& st)
+      : settings(std::move(s)), router(r), state(st), acceptor(ioc) {}
+
+  void accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+      if (ec) {
+        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+      } else {
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        std::make_shared<Connection>(std::move(socket), settings, router, state)->start();
+      }
+      accept();
+    });
+  }
+
+  HttpSettings settings;
+  const V2Router& router;
+  ServerState& state;
+  net::io_context ioc;
+  tcp::acceptor acceptor;
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::vector<std::thread> threads;
+  bool stopped = false;
+};
+
+HttpServer::HttpServer(HttpSettings settings, const V2Router& router, ServerState& state)
+    : impl_(std::make_unique<Impl>(std::move(settings), router, state)) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+Status HttpServer::start() {
+  Impl& s = *impl_;
+  const std::string where =
+      "HTTP address " + s.settings.host + ":" + std::to_string(s.settings.port);
+  beast::error_code ec;
+  const net::ip::address address = net::ip::make_address(s.settings.host, ec);
+  if (ec) return invalid_argument(where + ": '" + s.settings.host + "' is not an IP address");
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(s.settings.port));
+  s.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor.bind(endpoint, ec);
+  if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return unavailable("cannot listen on " + where + ": " + ec.message());
+  s.work.emplace(s.ioc.get_executor());
+  s.accept();
+  for (int i = 0; i < std::max(1, s.settings.io_threads); ++i)
+    s.threads.emplace_back([&s] { s.ioc.run(); });
+  return Status::ok();
+}
+
+int HttpServer::port() const {
+  beast::error_code ec;
+  const tcp::endpoint endpoint = impl_->acceptor.local_endpoint(ec);
+  return ec ? 0 : endpoint.port();
+}
+
+void HttpServer::stop() {
+  Impl& s = *impl_;
+  if (s.stopped) return;
+  s.stopped = true;
+  net::post(s.ioc, [&s] {
+    beast::error_code ignored;
+    s.acceptor.close(ignored);
+  });
+  s.work.reset();
+  s.ioc.stop();
+  for (std::thread& t : s.threads) t.join();
+}
+
+}  // namespace infer::serve
