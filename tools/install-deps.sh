@@ -20,6 +20,9 @@ packages=(
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   # The Python module (tools/python) and its pytest suite.
   pybind11-dev python3-dev python3-pytest
+  # infer-serve: Boost 1.81's Beast and Asio (HTTP) and Boost.JSON (request bodies);
+  # Debian's Prometheus for its tests (promtool lints /metrics, the server scrapes it).
+  libboost1.81-dev libboost-json1.81-dev prometheus
   # The Vulkan plugin: headers and loader, glslc to compile its shaders to SPIR-V at
   # build time; its tests run on Mesa's lavapipe (a Vulkan device on the CPU) with the
   # Khronos validation layer on.
