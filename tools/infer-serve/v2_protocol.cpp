@@ -54,7 +54,15 @@ std::string kind_name(const json::value& v) {
   return "a value";
 }
 
-std::string number_text(const json::value& v) { return json::serialize(v); }
+// A number as the client wrote it, for messages (Boost.JSON would write 1.5 as 1.5E0).
+std::string number_text(const json::value& v) {
+  if (v.is_int64()) return std::to_string(v.get_int64());
+  if (v.is_uint64()) return std::to_string(v.get_uint64());
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.get_double());
+  (void)ec;
+  return std::string(buf, end);
+}
 
 // Converts one JSON element to T, or says why it cannot be one.
 template <typename T>
@@ -121,7 +129,7 @@ Status fill(const std::vector<const json::value*>& elements, void* dst, const st
       const json::value& e = *elements[i];
       const std::string shown = e.is_number() ? number_text(e) : kind_name(e);
       return invalid_argument("input '" + input + "': data element " + std::to_string(i) + " is " +
-                              shown + ", not a " + std::string(datatype) + " value");
+                              shown + ", not of datatype " + std::string(datatype));
     }
     if constexpr (std::is_same_v<T, Store>) {
       out[i] = value;

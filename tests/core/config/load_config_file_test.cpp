@@ -72,9 +72,11 @@ TEST(LoadConfigFile, SchemaErrorNamesFileLineAndKey) {
   const Result<DeploymentConfig> config = load_config_file(path);
   ASSERT_FALSE(config.is_ok());
   EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(config.status().message(), path +
-                                           ":4: unknown key 'optimisation' (expected one of: model, backends, "
-                                           "threads, optimization, placement, plugins, strict, inputs, micro_batches, trace, partitioner)");
+  EXPECT_EQ(config.status().message(),
+            path +
+                ":4: unknown key 'optimisation' (expected one of: model, backends, "
+                "threads, optimization, placement, plugins, strict, inputs, micro_batches, trace, "
+                "partitioner, name, version, instances, server, batching)");
 }
 
 TEST(LoadConfigFile, SyntaxErrorNamesFileAndLine) {

@@ -219,5 +219,55 @@ TEST(ParseConfig, QuotedStringsAreStrings) {
   EXPECT_EQ(config.backends[0].name, "cpu");
 }
 
+// infer-serve's keys (README "Serving"): each lands in its field; absent ones stay unset.
+TEST(ParseConfig, ServingKeys) {
+  const DeploymentConfig config = parse_ok(R"(model: m.onnx
+name: digits-v2.b
+version: 3
+instances: 2
+server:
+  host: 0.0.0.0
+  http_port: 8080
+  grpc_port: 9000
+  max_request_mb: 16
+  idle_timeout_s: 5
+  drain_timeout_s: 0
+batching:
+  max_batch_size: 16
+  preferred_batch_size: [4, 16]
+  max_queue_delay_us: 500
+  max_queue_size: 64
+  timeout_us: 250000
+)");
+  EXPECT_EQ(config.name, "digits-v2.b");
+  EXPECT_EQ(config.version, 3);
+  EXPECT_EQ(config.instances, 2);
+  EXPECT_EQ(config.server.host, "0.0.0.0");
+  EXPECT_EQ(config.server.http_port, 8080);
+  EXPECT_EQ(config.server.grpc_port, 9000);
+  EXPECT_EQ(config.server.max_request_mb, 16);
+  EXPECT_EQ(config.server.idle_timeout_s, 5);
+  EXPECT_EQ(config.server.drain_timeout_s, 0);
+  EXPECT_TRUE(config.batching.given);
+  EXPECT_EQ(config.batching.line, 13);
+  EXPECT_EQ(config.batching.max_batch_size, 16);
+  EXPECT_EQ(config.batching.preferred_batch_size, (std::vector<int64_t>{4, 16}));
+  EXPECT_EQ(config.batching.max_queue_delay_us, 500);
+  EXPECT_EQ(config.batching.max_queue_size, 64);
+  EXPECT_EQ(config.batching.timeout_us, 250000);
+}
+
+TEST(ParseConfig, ServingKeysAbsentStayUnset) {
+  const DeploymentConfig config = parse_ok("model: m.onnx\nbatching:\n  max_batch_size: 0\n");
+  EXPECT_EQ(config.name, "");
+  EXPECT_FALSE(config.version.has_value());
+  EXPECT_FALSE(config.instances.has_value());
+  EXPECT_EQ(config.server.host, "");
+  EXPECT_FALSE(config.server.http_port.has_value());
+  EXPECT_EQ(config.batching.max_batch_size, 0);
+  EXPECT_TRUE(config.batching.preferred_batch_size.empty());
+  EXPECT_FALSE(config.batching.max_queue_delay_us.has_value());
+}
+
 }  // namespace
 }  // namespace infer::config
