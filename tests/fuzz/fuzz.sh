@@ -5,7 +5,8 @@
 #
 #   bash tests/fuzz/fuzz.sh [BUILD_DIR] [SECONDS_PER_TARGET] [TARGET...]
 #
-# Defaults: build-fuzz, 60 seconds, all targets (onnx_loader npy_reader deployment_config).
+# Defaults: build-fuzz, 60 seconds, all targets (onnx_loader npy_reader deployment_config
+# v2_request).
 # Needs clang and libclang-rt-14-dev (tools/install-deps.sh --ci installs them). A crash,
 # leak, timeout or out-of-memory is kept in BUILD_DIR/crashes/<target>/ and fails the
 # script; fix it, then copy the input to tests/fuzz/regressions/<target>/ so that ctest
@@ -17,7 +18,7 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(onnx_loader npy_reader deployment_config)
+[ ${#targets[@]} -gt 0 ] || targets=(onnx_loader npy_reader deployment_config v2_request)
 
 clang_cc=$(command -v clang || true)
 clang_cxx=$(command -v clang++ || true)
@@ -42,6 +43,7 @@ seed() {
     onnx_loader) pattern='*.onnx' ;;
     npy_reader) pattern='*.npy' ;;
     deployment_config) pattern='*.yaml'; folders=(configs tests/tools/data) ;;
+    v2_request) pattern='request_*'; folders=(tests/tools/infer-serve/data) ;;
   esac
   [ ! -d "tests/fuzz/regressions/$target" ] || folders+=("tests/fuzz/regressions/$target")
   find "${folders[@]}" -type f -name "$pattern" | while read -r f; do cp "$f" "$dir/seed_$(basename "$f")"; done
