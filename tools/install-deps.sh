@@ -23,6 +23,8 @@ packages=(
   # infer-serve: Boost 1.81's Beast and Asio (HTTP) and Boost.JSON (request bodies);
   # Debian's Prometheus for its tests (promtool lints /metrics, the server scrapes it).
   libboost1.81-dev libboost-json1.81-dev prometheus
+  # and gRPC++ with protoc's gRPC plugin for its gRPC endpoint.
+  libgrpc++-dev protobuf-compiler-grpc
   # The Vulkan plugin: headers and loader, glslc to compile its shaders to SPIR-V at
   # build time; its tests run on Mesa's lavapipe (a Vulkan device on the CPU) with the
   # Khronos validation layer on.

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "grpc_server.hpp"
 #include "http_server.hpp"
 #include "model_table.hpp"
 #include "serve_plan.hpp"
@@ -25,7 +26,9 @@ Endpoints (HTTP/1.1, JSON and the binary tensor data extension):
   GET  /v2, /v2/health/live, /v2/health/ready
   GET  /v2/models/NAME[/versions/V][/ready]
   POST /v2/models/NAME[/versions/V]/infer
-  GET  /metrics                      (Prometheus text format))";
+  GET  /metrics                      (Prometheus text format)
+gRPC: inference.GRPCInferenceService (ServerLive, ServerReady, ModelReady,
+  ServerMetadata, ModelMetadata, ModelInfer).)";
 
 constexpr const char* kFooter = R"(
 Each model is a deployment file (configs/README.md): model, backends, threads, plus the
@@ -50,7 +53,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(34);
   ServeArgs args;
   std::string config, repository, host;
-  int http_port = 0, threads = 0, drain = 0;
+  int http_port = 0, grpc_port = 0, threads = 0, drain = 0;
   auto* config_opt =
       app.add_option("--config", config, "Deployment file (YAML) of the model to serve")
           ->type_name("FILE");
@@ -63,6 +66,10 @@ int main(int argc, char** argv) {
           ->type_name("ADDR");
   auto* port_opt =
       app.add_option("--http-port", http_port, "HTTP port (default 8000; 0: any free port)")
+          ->type_name("N")
+          ->check(CLI::Range(0, 65535));
+  auto* grpc_port_opt =
+      app.add_option("--grpc-port", grpc_port, "gRPC port (default 8001; 0: any free port)")
           ->type_name("N")
           ->check(CLI::Range(0, 65535));
   auto* threads_opt =
@@ -91,6 +98,7 @@ int main(int argc, char** argv) {
   if (repo_opt->count()) args.model_repository = repository;
   if (host_opt->count()) args.host = host;
   if (port_opt->count()) args.http_port = http_port;
+  if (grpc_port_opt->count()) args.grpc_port = grpc_port;
   if (threads_opt->count()) args.threads = threads;
   if (drain_opt->count()) args.drain_timeout_s = drain;
   if (!args.config && !args.model_repository)
@@ -124,10 +132,13 @@ int main(int argc, char** argv) {
   V2Router router(models, state, metrics);
   HttpServer http(plan.http, router, state);
   if (infer::Status started = http.start(); !started.is_ok()) return fail(started.message(), 1);
+  GrpcServer grpc(plan.grpc, models, state);
+  if (infer::Status started = grpc.start(); !started.is_ok()) return fail(started.message(), 1);
   state.ready = true;
   std::cerr << "infer-serve: serving " << models.all().size()
             << (models.all().size() == 1 ? " model" : " models") << " on http://" << plan.http.host
-            << ":" << http.port() << std::endl;
+            << ":" << http.port() << " and grpc " << plan.grpc.host << ":" << grpc.port()
+            << std::endl;
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
@@ -152,6 +163,7 @@ int main(int argc, char** argv) {
          std::chrono::steady_clock::now() < deadline + std::chrono::seconds(1)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  grpc.stop();
   http.stop();
   std::cerr << "infer-serve: stopped"
             << (drained ? "" : " (the drain timeout cut queued requests short)") << std::endl;

@@ -53,7 +53,11 @@ Result<ServePlan> make_serve_plan(const ServeArgs& args) {
     const config::ServerConfig& s = file.server;
     if (!s.host.empty()) plan.http.host = s.host;
     if (s.http_port) plan.http.port = *s.http_port;
-    if (s.max_request_mb) plan.http.max_body_bytes = static_cast<size_t>(*s.max_request_mb) << 20;
+    if (s.grpc_port) plan.grpc.port = *s.grpc_port;
+    if (s.max_request_mb) {
+      plan.http.max_body_bytes = static_cast<size_t>(*s.max_request_mb) << 20;
+      plan.grpc.max_message_bytes = plan.http.max_body_bytes;
+    }
     if (s.idle_timeout_s) plan.http.idle_timeout = std::chrono::seconds(*s.idle_timeout_s);
     if (s.drain_timeout_s) plan.drain_timeout = std::chrono::seconds(*s.drain_timeout_s);
   } else {
@@ -93,6 +97,8 @@ Result<ServePlan> make_serve_plan(const ServeArgs& args) {
   }
   if (args.host) plan.http.host = *args.host;
   if (args.http_port) plan.http.port = *args.http_port;
+  if (args.grpc_port) plan.grpc.port = *args.grpc_port;
+  plan.grpc.host = plan.http.host;
   if (args.drain_timeout_s) plan.drain_timeout = std::chrono::seconds(*args.drain_timeout_s);
   return plan;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "grpc_server.hpp"
 #include "http_server.hpp"
 #include "served_model.hpp"
 
@@ -18,6 +19,7 @@ struct ServeArgs {
   std::optional<std::string> model_repository;  // --model-repository DIR: every DIR/*.yaml
   std::optional<std::string> host;
   std::optional<int> http_port;
+  std::optional<int> grpc_port;
   std::optional<int> threads;  // per instance; default: the CPUs / instances
   std::vector<std::string> plugin_dirs;
   std::optional<int> drain_timeout_s;
@@ -25,6 +27,7 @@ struct ServeArgs {
 
 struct ServePlan {
   HttpSettings http;
+  GrpcSettings grpc;
   std::chrono::seconds drain_timeout{30};
   std::vector<ModelSettings> models;
 };
