@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   app.footer(kFooter);
   app.get_formatter()->column_width(34);
   ServeArgs args;
-  std::string config, repository, host;
+  std::string config, repository, host, default_name;
   int http_port = 0, grpc_port = 0, threads = 0, drain = 0;
   auto* config_opt =
       app.add_option("--config", config, "Deployment file (YAML) of the model to serve")
@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
   auto* repo_opt = app.add_option("--model-repository", repository,
                                   "Serve every deployment file (*.yaml) in DIR, one model each")
                        ->type_name("DIR");
+  auto* default_name_opt = app.add_option("--default-model-name", default_name,
+                                          "With --model-repository holding one .onnx file and no "
+                                          "deployment file: serve it as NAME "
+                                          "(KServe passes {{.Name}})")
+                               ->type_name("NAME");
   auto* host_opt =
       app.add_option("--host", host,
                      "Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)")
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
   if (config_opt->count()) args.config = config;
   if (repo_opt->count()) args.model_repository = repository;
   if (host_opt->count()) args.host = host;
+  if (default_name_opt->count()) args.default_model_name = default_name;
   if (port_opt->count()) args.http_port = http_port;
   if (grpc_port_opt->count()) args.grpc_port = grpc_port;
   if (threads_opt->count()) args.threads = threads;

@@ -15,6 +15,8 @@ namespace {
 // backends, optimization, pins and plugin folders mean exactly what they mean there.
 Result<ModelSettings> model_settings(const config::DeploymentConfig& file, const std::string& path,
                                      const ServeArgs& args) {
+  if (file.model.empty())
+    return invalid_argument(path + ": 'model:' is missing (the ONNX file to serve)");
   cli::CliArgs cli;
   cli.config = path;
   cli.threads = args.threads;
@@ -65,15 +67,35 @@ Result<ServePlan> make_serve_plan(const ServeArgs& args) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
       return not_found("--model-repository " + dir + ": not a folder");
-    std::vector<std::string> files;
+    std::vector<std::string> files, models;
     for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".yaml")
-        files.push_back(entry.path().string());
+      if (!entry.is_regular_file()) continue;
+      if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+      if (entry.path().extension() == ".onnx") models.push_back(entry.path().string());
     }
     if (ec) return not_found("--model-repository " + dir + ": " + ec.message());
     std::sort(files.begin(), files.end());
-    if (files.empty())
-      return not_found("--model-repository " + dir + ": no deployment files (*.yaml) in it");
+    std::sort(models.begin(), models.end());
+    if (files.empty() && models.empty()) {
+      return not_found("--model-repository " + dir +
+                       ": no deployment files (*.yaml) or models (*.onnx) in it");
+    }
+    if (args.default_model_name && (!files.empty() || models.size() != 1)) {
+      return invalid_argument(
+          "--default-model-name names the model of a repository holding one .onnx file and no "
+          "deployment file; " +
+          dir + " has " + std::to_string(files.size()) + " deployment files and " +
+          std::to_string(models.size()) + " models");
+    }
+    if (files.empty()) {
+      for (const std::string& path : models) {
+        config::DeploymentConfig bare;
+        bare.model = path;
+        bare.name = args.default_model_name.value_or(fs::path(path).stem().string());
+        INFER_ASSIGN_OR_RETURN(ModelSettings model, model_settings(bare, path, args));
+        plan.models.push_back(std::move(model));
+      }
+    }
     std::map<std::pair<std::string, int64_t>, std::string> seen;
     for (const std::string& path : files) {
       INFER_ASSIGN_OR_RETURN(config::DeploymentConfig file, config::load_config_file(path));

@@ -23,6 +23,7 @@ struct ServeArgs {
   std::optional<int> threads;  // per instance; default: the CPUs / instances
   std::vector<std::string> plugin_dirs;
   std::optional<int> drain_timeout_s;
+  std::optional<std::string> default_model_name;  // a repository of one bare .onnx file
 };
 
 struct ServePlan {
@@ -34,8 +35,10 @@ struct ServePlan {
 
 // Reads the deployment file(s) and merges `args` over them. In a repository each file is
 // one model, named by its `name:` or else its file name without .yaml, at its `version:`
-// (default 1); `server:` belongs to the --config file and is refused there. Errors name
-// the file and the key.
+// (default 1); `server:` belongs to the --config file and is refused there. A repository
+// without deployment files serves each *.onnx in it with the defaults (cpu, batching
+// off), named by its file name, or by --default-model-name when there is one (as KServe
+// mounts a model at /mnt/models). Errors name the file and the key.
 Result<ServePlan> make_serve_plan(const ServeArgs& args);
 
 }  // namespace infer::serve
