@@ -181,6 +181,32 @@ Status DynamicBatcher::submit(ItemPtr item) {
   return status;
 }
 
+bool DynamicBatcher::run_now(ItemPtr& item) {
+  int instance = -1;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!accepting_ || stopping_ || queue_.policy().max_batch_size != 0 || queue_.size() != 0)
+      return false;
+    instance = idle_instance();
+    if (instance < 0) return false;
+    Slot& slot = slots_[static_cast<size_t>(instance)];
+    slot.busy = true;
+    ++busy_;
+  }
+  item->enqueued = Clock::now();
+  std::vector<ItemPtr> batch;
+  batch.push_back(std::move(item));
+  execute_(instance, std::move(batch));
+  std::lock_guard<std::mutex> lock(mutex_);
+  slots_[static_cast<size_t>(instance)].busy = false;
+  --busy_;
+  // Requests queued meanwhile can go to this instance now. Only then is the batcher
+  // woken: a wake-up per request would cost two context switches.
+  if (queue_.size() != 0) cv_.notify_one();
+  if (idle_locked()) idle_cv_.notify_all();
+  return true;
+}
+
 void DynamicBatcher::stop_accepting() {
   std::lock_guard<std::mutex> lock(mutex_);
   accepting_ = false;
@@ -315,7 +341,7 @@ void DynamicBatcher::worker_loop(int instance) {
     lock.lock();
     slot.busy = false;
     --busy_;
-    cv_.notify_one();  // the batcher may cut the next batch now
+    if (queue_.size() != 0) cv_.notify_one();  // the batcher may cut the next batch now
     if (idle_locked()) idle_cv_.notify_all();
   }
 }

@@ -125,6 +125,12 @@ class DynamicBatcher {
   // Queues an item (BatchQueue::push at Clock::now()). Unavailable after stop_accepting()
   // ("... is stopping") or when the queue is full.
   Status submit(ItemPtr item);
+  // With batching off: runs `item` at once, on the caller's thread, when an instance is
+  // idle and nothing waits in the queue (so requests keep their order), and returns true;
+  // the hand-overs to the batcher and worker threads cost more than a small model's run.
+  // Otherwise (batching on, all instances busy, queued requests, stopping) returns false
+  // and leaves `item` to the caller, who submits it.
+  bool run_now(ItemPtr& item);
   // New submits are refused from now on; queued and running batches still complete.
   void stop_accepting();
   // Waits until the queue is empty and no batch is running, up to `timeout`; true when

@@ -82,12 +82,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
     const std::string target(request.target());
     router_.handle(method, target, header_length, std::move(body),
                    [self = shared_from_this()](HttpReply reply) {
-                     // The router may answer from a model's worker thread: the write goes back to
-                     // this connection's strand.
-                     net::post(self->stream_.get_executor(),
-                               [self, reply = std::move(reply)]() mutable {
-                                 self->send(std::move(reply), self->keep_alive_);
-                               });
+                     // The router answers on this thread (a request run at once, or refused)
+                     // or on a model's worker thread: the write happens on this connection's
+                     // strand, at once when already there.
+                     net::dispatch(self->stream_.get_executor(),
+                                   [self, reply = std::move(reply)]() mutable {
+                                     self->send(std::move(reply), self->keep_alive_);
+                                   });
                    });
   }
 
@@ -141,14 +142,23 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 }  // namespace
 
+// One io_context per thread, each run by that thread alone, and connections dealt out
+// round-robin: a connection's handlers never change threads, and the threads share no
+// scheduler lock (one io_context run by several threads made them wake each other on
+// every completion, which cost more than parsing the request).
 struct HttpServer::Impl {
   Impl(HttpSettings s, const V2Router& r, ServerState& st)
-      : settings(std::move(s)), router(r), state(st), acceptor(ioc) {}
+      : settings(std::move(s)), router(r), state(st) {
+    const int n = std::max(1, settings.io_threads);
+    for (int i = 0; i < n; ++i) contexts.push_back(std::make_unique<net::io_context>(1));
+    acceptor.emplace(*contexts.front());
+  }
 
   void accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    net::io_context& next = *contexts[next_context++ % contexts.size()];
+    acceptor->async_accept(next, [this](beast::error_code ec, tcp::socket socket) {
       if (ec) {
-        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+        if (ec == net::error::operation_aborted || !acceptor->is_open()) return;
       } else {
         beast::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
@@ -161,9 +171,10 @@ struct HttpServer::Impl {
   HttpSettings settings;
   const V2Router& router;
   ServerState& state;
-  net::io_context ioc;
-  tcp::acceptor acceptor;
-  std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::vector<std::unique_ptr<net::io_context>> contexts;
+  size_t next_context = 0;  // only the acceptor's thread uses it
+  std::optional<tcp::acceptor> acceptor;
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> work;
   std::vector<std::thread> threads;
   bool stopped = false;
 };
@@ -181,21 +192,20 @@ Status HttpServer::start() {
   const net::ip::address address = net::ip::make_address(s.settings.host, ec);
   if (ec) return invalid_argument(where + ": '" + s.settings.host + "' is not an IP address");
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(s.settings.port));
-  s.acceptor.open(endpoint.protocol(), ec);
-  if (!ec) s.acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) s.acceptor.bind(endpoint, ec);
-  if (!ec) s.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  s.acceptor->open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor->set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor->bind(endpoint, ec);
+  if (!ec) s.acceptor->listen(net::socket_base::max_listen_connections, ec);
   if (ec) return unavailable("cannot listen on " + where + ": " + ec.message());
-  s.work.emplace(s.ioc.get_executor());
+  for (auto& context : s.contexts) s.work.push_back(net::make_work_guard(*context));
   s.accept();
-  for (int i = 0; i < std::max(1, s.settings.io_threads); ++i)
-    s.threads.emplace_back([&s] { s.ioc.run(); });
+  for (auto& context : s.contexts) s.threads.emplace_back([c = context.get()] { c->run(); });
   return Status::ok();
 }
 
 int HttpServer::port() const {
   beast::error_code ec;
-  const tcp::endpoint endpoint = impl_->acceptor.local_endpoint(ec);
+  const tcp::endpoint endpoint = impl_->acceptor->local_endpoint(ec);
   return ec ? 0 : endpoint.port();
 }
 
@@ -203,12 +213,12 @@ void HttpServer::stop() {
   Impl& s = *impl_;
   if (s.stopped) return;
   s.stopped = true;
-  net::post(s.ioc, [&s] {
+  net::post(*s.contexts.front(), [&s] {
     beast::error_code ignored;
-    s.acceptor.close(ignored);
+    s.acceptor->close(ignored);
   });
-  s.work.reset();
-  s.ioc.stop();
+  s.work.clear();
+  for (auto& context : s.contexts) context->stop();
   for (std::thread& t : s.threads) t.join();
 }
 

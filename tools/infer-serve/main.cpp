@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -135,6 +136,13 @@ int main(int argc, char** argv) {
               << static_cast<int>(model_metrics.load_seconds.load() * 1000) << " ms)\n";
     models.add(std::move(model).value());
   }
+  // A request to a model with batching off runs on the thread that read it when an
+  // instance is free (no hand-over to another thread), so the HTTP threads are compute
+  // threads too: one per model instance, at most one per CPU. More threads than instances
+  // would only queue their requests behind the busy instances, through the batcher.
+  int instances = 0;
+  for (ServedModel* model : models.all()) instances += model->settings().instances;
+  plan.http.io_threads = std::clamp(instances, 1, std::min(available_cpus(), 8));
   V2Router router(models, state, metrics);
   HttpServer http(plan.http, router, state);
   if (infer::Status started = http.start(); !started.is_ok()) return fail(started.message(), 1);

@@ -218,7 +218,9 @@ void ServedModel::infer(InferRequest request, Completion done) {
     job->deadline = job->received + std::chrono::microseconds(*request.timeout_us);
   job->done = std::move(done);
   metrics_.inflight.fetch_add(1);
-  Status queued = batcher_->submit(job);
+  ItemPtr item = job;
+  if (batcher_->run_now(item)) return;
+  Status queued = batcher_->submit(std::move(item));
   if (!queued.is_ok()) {
     metrics_.inflight.fetch_sub(1);
     job->done(queued.with_context("model '" + name() + "'"), {});

@@ -619,5 +619,50 @@ TEST(DynamicBatcher, BatchingOffRunsEachRequestAlone) {
   EXPECT_EQ(h.rec.batches(), (std::vector<std::vector<int>>{{1}, {2}, {3}, {4}}));
 }
 
+// run_now: with batching off and an idle instance the item runs on the caller's thread
+// before run_now returns; otherwise it is left to the caller.
+TEST(DynamicBatcher, RunNowRunsOnTheCallersThreadWhenAnInstanceIsIdle) {
+  std::thread::id ran_on;
+  std::vector<int> executed;
+  DynamicBatcher batcher(
+      batching(0), 1,
+      [&](int, std::vector<ItemPtr> batch) {
+        ran_on = std::this_thread::get_id();
+        executed = ids(batch);
+      },
+      [](const ItemPtr&, const Status&) {});
+  ItemPtr it = item(7);
+  ASSERT_TRUE(batcher.run_now(it));
+  EXPECT_EQ(it, nullptr);  // taken
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(executed, std::vector<int>{7});
+  EXPECT_EQ(batcher.busy_instances(), 0);
+  EXPECT_TRUE(batcher.drain(std::chrono::milliseconds(0)));
+}
+
+TEST(DynamicBatcher, RunNowDeclinesWhenBusyQueuedBatchingOrStopping) {
+  Harness h(batching(0), 1, 0);
+  ASSERT_TRUE(h.batcher.submit(item(1)).is_ok());
+  ASSERT_TRUE(h.rec.wait_batches(1));  // the only instance is held by item 1
+  ItemPtr busy = item(2);
+  EXPECT_FALSE(h.batcher.run_now(busy));
+  ASSERT_NE(busy, nullptr);  // left to the caller
+  ASSERT_TRUE(h.batcher.submit(busy).is_ok());
+  h.gate.open();
+  ASSERT_TRUE(h.rec.wait_batches(2));
+  EXPECT_EQ(h.rec.batches(), (std::vector<std::vector<int>>{{1}, {2}}));
+
+  Harness on(batching(4), 1, 100);
+  ItemPtr batched = item(3);
+  EXPECT_FALSE(on.batcher.run_now(batched));  // batching on: the batcher forms batches
+  ASSERT_NE(batched, nullptr);
+
+  Harness stopping(batching(0), 1, 100);
+  stopping.batcher.stop_accepting();
+  ItemPtr late = item(4);
+  EXPECT_FALSE(stopping.batcher.run_now(late));
+  EXPECT_EQ(stopping.rec.batches().size(), 0u);
+}
+
 }  // namespace
 }  // namespace infer::serve
