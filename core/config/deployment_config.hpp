@@ -94,6 +94,10 @@ struct DeploymentConfig {
   BatchingConfig batching;
 };
 
+// Whether `name` may name a served model (the `name:` key): 1 to 128 letters, digits,
+// '_', '-' and '.', not "." or "..": it becomes a URL path segment and a metric label.
+bool is_model_name(const std::string& name);
+
 // Reads and validates the deployment file at `path`. Relative paths inside it are
 // resolved against the file's folder. A missing file is NotFound; anything wrong inside
 // it is InvalidArgument with "<path>:<line>: <what and which key>". Never throws.

@@ -225,12 +225,7 @@ Status read_inputs(const SchemaReader& reader, const Field& field, DeploymentCon
 // label, so it is held to characters that need no escaping in either.
 Status read_name(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
   INFER_ASSIGN_OR_RETURN(std::string name, reader.string(field));
-  bool ok = name.size() <= 128;
-  for (char c : name) {
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-' || c == '.');
-  }
-  if (!ok || name == "." || name == "..") {
+  if (!is_model_name(name)) {
     return reader.expected(field,
                            "a model name of letters, digits, '_', '-' and '.' (at most 128)");
   }
@@ -367,3 +362,17 @@ Result<DeploymentConfig> read_deployment(const SchemaReader& reader, const Field
 }
 
 }  // namespace infer::config::detail
+
+namespace infer::config {
+
+bool is_model_name(const std::string& name) {
+  if (name.empty() || name.size() > 128 || name == "." || name == "..") return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace infer::config

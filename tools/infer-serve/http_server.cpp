@@ -1,5 +1,6 @@
 #include "http_server.hpp"
 
+#include <array>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -30,14 +31,44 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
  private:
+  // Reads the next request piece by piece: the idle timeout restarts with every piece,
+  // so a slow but steady client is served and only a silent one is dropped.
   void read() {
     parser_.emplace();
     parser_->body_limit(settings_.max_body_bytes);
     parser_->header_limit(64 * 1024);
+    continue_sent_ = false;
+    head_ = false;
+    read_some();
+  }
+
+  void read_some() {
     stream_.expires_after(settings_.idle_timeout);
-    http::async_read(
+    http::async_read_some(
         stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read(ec); });
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_read_some(ec); });
+  }
+
+  void on_read_some(beast::error_code ec) {
+    if (ec) return on_read(ec);
+    if (parser_->is_done()) return on_read(ec);
+    // A client that sent "Expect: 100-continue" waits for this before sending the body
+    // (curl does for bodies over 1 MiB).
+    if (parser_->is_header_done() && !continue_sent_) {
+      continue_sent_ = true;
+      const auto expect = parser_->get().find(http::field::expect);
+      if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
+        auto interim =
+            std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+        stream_.expires_after(settings_.idle_timeout);
+        return http::async_write(stream_, *interim,
+                                 [self = shared_from_this(), interim](beast::error_code e, size_t) {
+                                   if (e) return self->close();
+                                   self->read_some();
+                                 });
+      }
+    }
+    read_some();
   }
 
   void on_read(beast::error_code ec) {
@@ -78,7 +109,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto body = std::make_shared<std::string>(std::move(request.body()));
     state_.pending.fetch_add(1);
     answering_ = true;
-    const std::string method(request.method_string());
+    // HEAD is GET without the body (RFC 9110 9.3.2): routed as GET, answered with the
+    // headers only.
+    head_ = request.method() == http::verb::head;
+    const std::string method = head_ ? std::string("GET") : std::string(request.method_string());
     const std::string target(request.target());
     router_.handle(method, target, header_length, std::move(body),
                    [self = shared_from_this()](HttpReply reply) {
@@ -109,8 +143,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
       response_->set("Inference-Header-Content-Length", std::to_string(*reply.header_length));
     if (!reply.allow.empty()) response_->set(http::field::allow, reply.allow);
     response_->keep_alive(keep_alive);
-    response_->body() = std::move(reply.body);
-    response_->prepare_payload();
+    if (head_) {
+      response_->content_length(reply.body.size());
+    } else {
+      response_->body() = std::move(reply.body);
+      response_->prepare_payload();
+    }
     stream_.expires_after(settings_.idle_timeout);
     http::async_write(stream_, *response_,
                       [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
@@ -118,9 +156,30 @@ class Connection : public std::enable_shared_from_this<Connection> {
                           self->answering_ = false;
                           self->state_.pending.fetch_sub(1);
                         }
-                        if (ec || !keep_alive) return self->close();
+                        if (ec) return self->close();
+                        if (!keep_alive) return self->linger();
                         self->read();
                       });
+  }
+
+  // Closing with unread request bytes in the socket makes the kernel reset the
+  // connection, and the client may lose the answer just written (a 413, a 400). So the
+  // sending side is shut first, and what the client still sends is read and dropped
+  // until it closes or a few seconds pass (RFC 9112 9.6).
+  void linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(5));
+    drain_buffer_ = std::make_shared<std::array<char, 16384>>();
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(net::buffer(*drain_buffer_),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->close();
+                              self->drain();
+                            });
   }
 
   void close() {
@@ -138,6 +197,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::string_body>> response_;
   bool keep_alive_ = true;
+  bool head_ = false;           // the request being answered is a HEAD
+  bool continue_sent_ = false;  // the 100-continue check ran for this request
+  std::shared_ptr<std::array<char, 16384>> drain_buffer_;
 };
 
 }  // namespace

@@ -108,8 +108,9 @@ int main(int argc, char** argv) {
   if (grpc_port_opt->count()) args.grpc_port = grpc_port;
   if (threads_opt->count()) args.threads = threads;
   if (drain_opt->count()) args.drain_timeout_s = drain;
-  if (!args.config && !args.model_repository)
-    return fail("give --config FILE or --model-repository DIR (see --help)", 2);
+  if (args.config.has_value() == args.model_repository.has_value()) {
+    return fail("give exactly one of --config FILE and --model-repository DIR (see --help)", 2);
+  }
 
   infer::Result<ServePlan> planned = make_serve_plan(args);
   if (!planned.is_ok()) return fail(planned.status().message(), 1);
@@ -156,6 +157,15 @@ int main(int argc, char** argv) {
 
   int signal_number = 0;
   sigwait(&signals, &signal_number);
+  // A second signal while draining means "stop now": the process exits at once, with
+  // status 1, as an impatient operator expects.
+  std::thread([signals] {
+    int again = 0;
+    sigwait(&signals, &again);
+    std::cerr << "infer-serve: second signal: exiting without waiting for queued requests"
+              << std::endl;
+    std::_Exit(1);
+  }).detach();
   const auto stop_start = std::chrono::steady_clock::now();
   const auto deadline = stop_start + plan.drain_timeout;
   state.ready = false;

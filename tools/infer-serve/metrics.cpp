@@ -118,7 +118,9 @@ std::string Metrics::render() const {
        &ModelMetrics::queue_seconds},
       {"infer_compute_duration_seconds", "Time of the run that computed a request's batch.",
        &ModelMetrics::compute_seconds},
-      {"infer_batch_size", "Rows (dim 0 of the inputs) per run of the model.",
+      {"infer_batch_size",
+       "Rows per run of the model: the sum of its requests' dim 0 (1 per run when batching is "
+       "off).",
        &ModelMetrics::batch_size},
   };
   for (const HistogramSeries& h : kHistograms) {

@@ -27,6 +27,12 @@ Result<ModelSettings> model_settings(const config::DeploymentConfig& file, const
   m.model_path = run.model_path;
   m.session = run.session;
   m.name = file.name.empty() ? fs::path(path).stem().string() : file.name;
+  if (!config::is_model_name(m.name)) {
+    return invalid_argument(
+        path + ": '" + m.name +
+        "' cannot name a served model (it goes into URLs and metric labels): use "
+        "letters, digits, '_', '-' and '.' (at most 128), or set 'name:'");
+  }
   m.version = file.version.value_or(1);
   m.instances = file.instances.value_or(1);
   // Instances share the CPUs: each gets its share unless the file or --threads says.

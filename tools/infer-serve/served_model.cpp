@@ -87,14 +87,23 @@ Result<std::unique_ptr<ServedModel>> ServedModel::load(ModelSettings settings,
   }
   const Session& first = *model->sessions_.front();
   if (s.batching.max_batch_size > 0) {
+    // A batch is split back by dim 0, so every input and output must have the same
+    // symbolic dim 0: a fixed size, another symbol, or an output whose dim 0 is some
+    // other dim (a transpose) would hand one request another's rows.
+    const std::string batch_dim = first.inputs().empty() || first.inputs()[0].dim_params.empty()
+                                      ? std::string()
+                                      : first.inputs()[0].dim_params[0];
     for (const std::vector<TensorInfo>* list : {&first.inputs(), &first.outputs()}) {
       for (const TensorInfo& info : *list) {
-        if (!batchable(info)) {
-          return invalid_argument(where + ": batching.max_batch_size is " +
-                                  std::to_string(s.batching.max_batch_size) + " but " +
-                                  (list == &first.inputs() ? "input '" : "output '") + info.name +
-                                  "' has shape " + info.shape_string() +
-                                  ", not a symbolic dim 0 to batch along; set max_batch_size: 0");
+        const bool same = batchable(info) && !info.dim_params.empty() && !batch_dim.empty() &&
+                          info.dim_params[0] == batch_dim;
+        if (!same) {
+          return invalid_argument(
+              where + ": batching.max_batch_size is " + std::to_string(s.batching.max_batch_size) +
+              " but " + (list == &first.inputs() ? "input '" : "output '") + info.name +
+              "' has shape " + info.shape_string() + ", whose dim 0 is not the batch dim" +
+              (batch_dim.empty() ? std::string() : " '" + batch_dim + "'") +
+              " shared by every input and output; set max_batch_size: 0");
         }
       }
     }

@@ -72,16 +72,19 @@ bool convert_element(const json::value& v, T& out) {
     out = v.get_bool();
     return true;
   } else if constexpr (std::is_floating_point_v<T>) {
+    double d = 0;
     if (v.is_double()) {
-      out = static_cast<T>(v.get_double());
+      d = v.get_double();
     } else if (v.is_int64()) {
-      out = static_cast<T>(v.get_int64());
+      d = static_cast<double>(v.get_int64());
     } else if (v.is_uint64()) {
-      out = static_cast<T>(v.get_uint64());
+      d = static_cast<double>(v.get_uint64());
     } else {
       return false;
     }
-    return true;
+    out = static_cast<T>(d);
+    // 1e39 as FP32 would silently become infinity: refused like an out-of-range integer.
+    return std::isfinite(out);
   } else {
     // Integers must be written as integers within the type's range: 1.5 or 300 for a
     // UINT8 would otherwise be silently changed.
@@ -119,22 +122,26 @@ Status flatten(const json::value& v, std::vector<const json::value*>& elements, 
   return Status::ok();
 }
 
+// `store` converts to a 16-bit float; `inf_bits` is that format's infinity (sign cleared),
+// which a finite value must not become.
 template <typename T, typename Store = T>
 Status fill(const std::vector<const json::value*>& elements, void* dst, const std::string& input,
-            std::string_view datatype, Store (*store)(T) = nullptr) {
+            std::string_view datatype, Store (*store)(T) = nullptr, Store inf_bits = 0) {
   Store* out = static_cast<Store*>(dst);
   for (size_t i = 0; i < elements.size(); ++i) {
     T value{};
-    if (!convert_element<T>(*elements[i], value)) {
+    bool ok = convert_element<T>(*elements[i], value);
+    if constexpr (std::is_same_v<T, Store>) {
+      if (ok) out[i] = value;
+    } else {
+      if (ok) out[i] = store(value);
+      ok = ok && (out[i] & 0x7FFF) != inf_bits;
+    }
+    if (!ok) {
       const json::value& e = *elements[i];
       const std::string shown = e.is_number() ? number_text(e) : kind_name(e);
       return invalid_argument("input '" + input + "': data element " + std::to_string(i) + " is " +
-                              shown + ", not of datatype " + std::string(datatype));
-    }
-    if constexpr (std::is_same_v<T, Store>) {
-      out[i] = value;
-    } else {
-      out[i] = store(value);
+                              shown + ", not a value of datatype " + std::string(datatype));
     }
   }
   return Status::ok();
@@ -169,9 +176,9 @@ Status fill_from_json(DataType dtype, const std::vector<const json::value*>& ele
     case DataType::kFloat64:
       return fill<double>(elements, dst, input, datatype);
     case DataType::kFloat16:
-      return fill<float, uint16_t>(elements, dst, input, datatype, to_half);
+      return fill<float, uint16_t>(elements, dst, input, datatype, to_half, 0x7C00);
     case DataType::kBFloat16:
-      return fill<float, uint16_t>(elements, dst, input, datatype, to_bfloat16);
+      return fill<float, uint16_t>(elements, dst, input, datatype, to_bfloat16, 0x7F80);
     default:
       return unsupported("input '" + input + "': datatype " + std::string(datatype) +
                          " is not supported");
@@ -381,7 +388,9 @@ Result<InferRequest> parse_infer_request(std::string_view body, std::optional<si
     if (data == nullptr)
       return invalid_argument(where + " has neither 'data' nor parameters.binary_data_size");
     std::vector<const json::value*> elements;
-    elements.reserve(static_cast<size_t>(std::min<int64_t>(*count, 1 << 24)));
+    // Each element takes at least two bytes of JSON, so the header's size bounds the count
+    // worth reserving for, whatever the shape claims.
+    elements.reserve(std::min(static_cast<size_t>(*count), header.size() / 2 + 1));
     INFER_RETURN_IF_ERROR(flatten(*data, elements, static_cast<size_t>(*count), where));
     if (elements.size() != static_cast<size_t>(*count)) {
       return invalid_argument(where + ": shape " + shape_text(shape) + " has " +

@@ -71,11 +71,13 @@ double seconds_since(TimePoint start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// 503 is a refusal (queue full, timed out, stopping); 500 a failed run; any other error,
+// 501 included, is a request the server cannot take as sent.
 Outcome outcome_of(int http_status) {
   if (http_status < 300) return Outcome::kSuccess;
   if (http_status == 503) return Outcome::kRejected;
-  if (http_status < 500) return Outcome::kBadRequest;
-  return Outcome::kFailed;
+  if (http_status == 500) return Outcome::kFailed;
+  return Outcome::kBadRequest;
 }
 
 }  // namespace
