@@ -229,7 +229,7 @@ def scenario_mlp(ctx):
     script = mlp_binary(ctx)
     results = {}
     for mode, batching in (("off", ""), ("on", "batching:\n  max_batch_size: 32\n  max_queue_delay_us: 500\n")):
-        server = Server(ctx.binary, f"model: {ctx.models['mlp']}\nname: mlp\nthreads: 2\n{batching}", ctx.cache,
+        server = Server(ctx.binary, f"model: {ctx.models['mlp']}\nname: mlp\nthreads: 1\n{batching}", ctx.cache,
                         f"mlp_{mode}")
         try:
             log(f"mlp: batching {mode}, concurrency 32")

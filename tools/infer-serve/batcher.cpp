@@ -61,6 +61,20 @@ Status BatchQueue::push(ItemPtr item, TimePoint now) {
   return Status::ok();
 }
 
+bool BatchQueue::worth_deciding() const {
+  if (queue_.size() <= 1 || policy_.max_batch_size == 0) return true;
+  const BatchItem& last = *queue_.back();
+  if (last.deadline != TimePoint::max() || last.shape_key != queue_.front()->shape_key) return true;
+  if (policy_.max_queue_delay.count() == 0) return true;
+  const int64_t smallest = preferred_.empty() ? policy_.max_batch_size : preferred_.front();
+  int64_t rows = 0;
+  for (const ItemPtr& item : queue_) {
+    rows += item->rows;
+    if (rows >= smallest) return true;
+  }
+  return false;
+}
+
 std::vector<ItemPtr> BatchQueue::take_expired(TimePoint now) {
   std::vector<ItemPtr> expired;
   auto keep = queue_.begin();
@@ -177,7 +191,7 @@ Status DynamicBatcher::submit(ItemPtr item) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!accepting_) return unavailable("model is stopping: not accepting new requests");
   Status status = queue_.push(std::move(item), Clock::now());
-  if (status.is_ok()) cv_.notify_one();
+  if (status.is_ok() && queue_.worth_deciding()) cv_.notify_one();
   return status;
 }
 

@@ -88,6 +88,11 @@ class BatchQueue {
   Decision next(TimePoint now);
 
   size_t size() const;
+  // After a push: whether next() may now decide differently than it did before it, so
+  // that the batcher is woken only then (the first item, a batch that can run at once, an
+  // item that cannot join the batch, a deadline); otherwise the batcher sleeps on until
+  // its own wake-up time. Waking it for every request cost two context switches each.
+  bool worth_deciding() const;
   // Everything still queued, in order, leaving the queue empty (shutdown).
   std::vector<ItemPtr> take_all();
 

@@ -138,12 +138,16 @@ int main(int argc, char** argv) {
     models.add(std::move(model).value());
   }
   // A request to a model with batching off runs on the thread that read it when an
-  // instance is free (no hand-over to another thread), so the HTTP threads are compute
-  // threads too: one per model instance, at most one per CPU. More threads than instances
-  // would only queue their requests behind the busy instances, through the batcher.
-  int instances = 0;
-  for (ServedModel* model : models.all()) instances += model->settings().instances;
-  plan.http.io_threads = std::clamp(instances, 1, std::min(available_cpus(), 8));
+  // instance is free (no hand-over to another thread), so for such models the HTTP
+  // threads are compute threads too: one per instance (more would only queue requests
+  // behind busy instances, through the batcher). A batching model computes on its worker
+  // threads, and its requests are parsed by as many HTTP threads as there are CPUs. At
+  // most one per CPU, at most 8.
+  int io_threads = 0;
+  for (ServedModel* model : models.all()) {
+    io_threads += model->max_batch_size() > 0 ? available_cpus() : model->settings().instances;
+  }
+  plan.http.io_threads = std::clamp(io_threads, 1, std::min(available_cpus(), 8));
   V2Router router(models, state, metrics);
   HttpServer http(plan.http, router, state);
   if (infer::Status started = http.start(); !started.is_ok()) return fail(started.message(), 1);
