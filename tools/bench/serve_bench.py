@@ -167,7 +167,7 @@ def to_ms(text):
 
 def run_wrk(port, model, script, connections, seconds):
     threads = min(2, connections)
-    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script,
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "30s", "--latency", "-s", script,
            f"http://127.0.0.1:{port}/v2/models/{model}/infer"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result = {"connections": connections, "seconds": seconds}

@@ -27,6 +27,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       : stream_(std::move(socket)), settings_(settings), router_(router), state_(state) {}
 
   void start() {
+    // Reads are as large as the buffer's free room: without this, each recv brought 512
+    // bytes, and a 600 KB request took 10 ms to read.
+    buffer_.reserve(64 * 1024);
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read(); });
   }
 
