@@ -13,7 +13,7 @@ Scenarios (the targets of README "Serving"):
   resnet  ResNet-50 (the bench cache's export, batch dim made symbolic), concurrency 1
           with batching off and on (the p99 difference against max_queue_delay_us), then
           the throughput curve over concurrency 1..64 with batching on.
-  soak    the relu load at concurrency 64 for --soak-minutes, the server's resident
+  soak    the MLP load with batching on at concurrency 64 for --soak-minutes, the server's resident
           memory sampled every 10 s.
 
 Each scenario starts its own server (ports picked by the kernel) from a deployment file
@@ -297,12 +297,15 @@ def scenario_resnet(ctx):
 
 
 def scenario_soak(ctx):
-    server = Server(ctx.binary, f"model: {ctx.models['relu']}\nname: relu\nthreads: 1\n", ctx.cache, "relu_soak")
+    # The batching path: it allocates the most per request (queue items, joined and split
+    # tensors, completions handed between threads).
+    server = Server(ctx.binary, f"model: {ctx.models['mlp']}\nname: mlp\nthreads: 1\n"
+                    "batching:\n  max_batch_size: 32\n  max_queue_delay_us: 500\n", ctx.cache, "mlp_soak")
     samples = []
     try:
-        script = lua_script(ctx.cache, "relu", relu_json_header(), b"")
+        script = mlp_binary(ctx)
         seconds = int(ctx.soak_minutes * 60)
-        load = threading.Thread(target=lambda: samples.append(("wrk", run_wrk(server.port, "relu", script, 64,
+        load = threading.Thread(target=lambda: samples.append(("wrk", run_wrk(server.port, "mlp", script, 64,
                                                                                  seconds))))
         start = time.time()
         samples.append((0.0, server.rss_kib()))
@@ -387,7 +390,7 @@ def report(results, ctx, markdown):
         rss = s["rss"]
         first, peak, last = rss[0][1], max(v for _, v in rss), rss[-1][1]
         after_minute = [v for t, v in rss if t >= 60]
-        lines.append(f"Soak: the Relu load at concurrency 64 for {ctx.soak_minutes:g} min: "
+        lines.append(f"Soak: the MLP load (batching on, binary body) at concurrency 64 for {ctx.soak_minutes:g} min: "
                      f"{s['wrk']['requests']} requests, {s['wrk']['errors']} errors, p99 {s['wrk']['p99_ms']:.2f} ms; "
                      f"resident memory {first / 1024:.1f} MiB at start, {after_minute[0] / 1024 if after_minute else 0:.1f} MiB "
                      f"after 1 min, peak {peak / 1024:.1f} MiB, {last / 1024:.1f} MiB at the end.")

@@ -312,25 +312,7 @@ void sgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, flo
   const bool parallel = conc > 1 && flops >= kParallelFlops;
   const int64_t m_panels = ceil_div(M, mr), n_panels = ceil_div(N, nr);
   int64_t mt = std::min(ceil_div(M, g.mc), m_panels), nt = std::min(ceil_div(N, g.nc), n_panels);
-  if (parallel) {
-    const int64_t target = 2 * static_cast<int64_t>(conc);
-    auto split_once = [&] {
-      const bool can_m = mt < m_panels, can_n = nt < n_panels;
-      if (!can_m && !can_n) return false;
-      // Columns per tile vs rows per tile, in multiples of the register tile.
-      const double n_len = static_cast<double>(n_panels) / nt * nr;
-      const double m_len = static_cast<double>(m_panels) / mt * mr;
-      if (can_n && (!can_m || n_len >= m_len))
-        ++nt;
-      else
-        ++mt;
-      return true;
-    };
-    while (mt * nt < target && split_once()) {
-    }
-    while ((mt * nt) % conc != 0 && split_once()) {
-    }
-  }
+  if (parallel) split_tiles(m_panels, n_panels, mr, nr, conc, mt, nt);
   // Tile i of mt covers row panels [i * m_panels / mt, (i + 1) * m_panels / mt).
   const int64_t tm = ceil_div(m_panels, mt) * mr, tn = ceil_div(n_panels, nt) * nr;  // largest
   // K blocks of (nearly) equal length.

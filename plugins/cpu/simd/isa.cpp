@@ -2,6 +2,13 @@
 
 #include <cstdlib>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 namespace infer::cpu::simd {
 namespace {
 
@@ -40,6 +47,44 @@ std::optional<Isa> parse_isa(std::string_view name) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kNeon})
     if (name == isa_name(isa)) return isa;
   return std::nullopt;
+}
+
+bool cpu_has_avx512_vnni() {
+#if defined(__x86_64__)
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // CPUID.(EAX=7, ECX=0):ECX bit 11 (AVX512_VNNI); the OS support of the zmm state is
+    // part of cpu_has_avx512().
+    return cpu_has_avx512() && __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (c >> 11 & 1u) != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_avx_vnni() {
+#if defined(__x86_64__)
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // CPUID.(EAX=7, ECX=1):EAX bit 4 (AVX_VNNI; clang 14's __builtin_cpu_supports does not
+    // know it); the OS support of the ymm state is part of cpu_has_avx2().
+    return cpu_has_avx2() && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a >> 4 & 1u) != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_neon_dotprod() {
+#if defined(__aarch64__) && defined(__linux__)
+  // HWCAP_ASIMDDP (bit 20 of AT_HWCAP), spelled out: older headers lack the name.
+  static const bool has = (getauxval(AT_HWCAP) & (1UL << 20)) != 0;
+  return has;
+#else
+  return false;
+#endif
 }
 
 bool isa_supported(Isa isa) {

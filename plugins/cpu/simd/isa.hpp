@@ -24,6 +24,14 @@ std::optional<Isa> parse_isa(std::string_view name);
 
 // Whether this build has code for `isa` AND this CPU (and OS) can run it.
 bool isa_supported(Isa isa);
+// The integer dot-product extensions, which the Isa levels do not imply (Zen 4 and Ice
+// Lake have AVX512-VNNI but not AVX-VNNI; Skylake-SP has AVX-512 without either): qgemm
+// checks them at run time and falls back to vpmaddwd. False off x86-64.
+bool cpu_has_avx512_vnni();  // AVX512-VNNI (vpdpbusd on zmm), with AVX-512 usable
+bool cpu_has_avx_vnni();     // AVX-VNNI (VEX vpdpbusd on ymm), with AVX2 usable
+// AArch64's dot-product extension (sdot / udot, FEAT_DotProd); false elsewhere.
+bool cpu_has_neon_dotprod();
+
 // Every supported ISA, scalar first: the variants a test should run.
 std::vector<Isa> supported_isas();
 // The best supported ISA (AVX-512 > AVX2 > scalar on x86-64; NEON on AArch64).

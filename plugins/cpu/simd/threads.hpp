@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace infer::cpu::simd {
@@ -45,5 +46,31 @@ class SerialThreads final : public Threads {
   }
   int concurrency() const override { return 1; }
 };
+
+// How a GEMM cuts C into mt x nt tiles for `conc` threads: from the tile counts its
+// cache blocking gives (mt, nt), splits the longer side (in register panels of mr rows or
+// nr columns) until there are at least two tiles per thread and a multiple of the thread
+// count, without cutting a panel. Panels are then dealt out evenly, so equal shares of
+// tiles are equal shares of work.
+inline void split_tiles(int64_t m_panels, int64_t n_panels, int mr, int nr, int conc,
+                        int64_t& mt, int64_t& nt) {
+  auto split_once = [&] {
+    const bool can_m = mt < m_panels, can_n = nt < n_panels;
+    if (!can_m && !can_n) return false;
+    // Columns per tile vs rows per tile, in multiples of the register tile.
+    const double n_len = static_cast<double>(n_panels) / static_cast<double>(nt) * nr;
+    const double m_len = static_cast<double>(m_panels) / static_cast<double>(mt) * mr;
+    if (can_n && (!can_m || n_len >= m_len))
+      ++nt;
+    else
+      ++mt;
+    return true;
+  };
+  const int64_t target = 2 * static_cast<int64_t>(conc);
+  while (mt * nt < target && split_once()) {
+  }
+  while ((mt * nt) % conc != 0 && split_once()) {
+  }
+}
 
 }  // namespace infer::cpu::simd

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "../dispatch.hpp"
@@ -38,6 +40,33 @@ inline Q saturate_round(F v, int32_t zero_point) {
   const F q = std::min(hi, std::max(lo, r + static_cast<F>(zero_point)));
   return static_cast<Q>(q);
 }
+
+// ---- qgemm's operand forms (simd/qgemm.hpp) -----------------------------------------
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+// An 8-bit weight matrix as qgemm's A: int8, packed for the plugin's ISA. uint8 storage
+// is shifted to int8 by subtracting 128, and `zero_shift` (128) must then be subtracted
+// from its zero points too; int8 storage has zero_shift 0.
+struct QWeights {
+  std::unique_ptr<void, AlignedFree> packed;
+  int64_t M = 0, K = 0;
+  int32_t zero_shift = 0;
+};
+// Packs A(m, k) = w[m * rs + k * cs] (uint8 or int8 storage `dtype`), m < M, k < K.
+QWeights pack_qweights(const void* w, infer_dtype dtype, int64_t M, int64_t K, int64_t rs,
+                       int64_t cs);
+
+// 8-bit activations as qgemm's B: uint8. int8 storage is flipped to uint8 (+128, XOR
+// 0x80) into `storage`, and `zero_shift` (128) must be added to its zero point.
+struct QActivations {
+  const uint8_t* data = nullptr;
+  int32_t zero_shift = 0;
+  std::vector<uint8_t> storage;
+};
+QActivations as_uint8(const Tensor& t);
 
 // The values of a float32/float16/bfloat16 tensor as float.
 Result<std::vector<float>> read_floats(const Tensor& t, const char* what);

@@ -6,13 +6,17 @@
 //                y = saturate(round_half_even(acc * x_scale * w_scale[m] / y_scale) + y_zero_point)
 // x's zero point is per tensor; w's zero point and scale are per tensor or per output
 // channel m. Padding contributes zero after the zero point is subtracted, i.e. the input
-// is padded with its zero point. Each image and group unrolls its receptive fields
-// (im2col) into an int32 matrix that the group's shifted weights multiply.
+// is padded with its zero point. Each image and group unrolls blocks of its receptive
+// fields (im2col, skipped for 1x1 stride-1 convs) into a uint8 matrix that the group's
+// weights, packed once when constant, multiply in the SIMD library's integer GEMM
+// (simd/qgemm.hpp), whose output stage requantizes.
 #include <algorithm>
 #include <cstring>
 #include <memory>
 
+#include "../host_threads.hpp"
 #include "quant_common.hpp"
+#include "simd/qgemm.hpp"
 #include "spatial.hpp"
 
 namespace infer::cpu::kernels {
@@ -20,13 +24,52 @@ namespace {
 
 using namespace quant;  // NOLINT: short names for the helpers
 
-// Unrolls rows [r0, r1) of the column matrix of one image and group: row r covers
-// channel r / kprod and kernel offset r % kprod, its columns the output positions.
-void im2col_int(const int32_t* x, const Window& w, int64_t kprod, int64_t r0, int64_t r1,
-                int32_t* col) {
+// Whether the convolution reads its input as is: 1x1 kernel, stride 1, no padding. The
+// column matrix is then the image itself.
+bool is_pointwise(const Window& w) {
+  for (size_t d = 0; d < w.in.size(); ++d)
+    if (w.kernel[d] != 1 || w.stride[d] != 1 || w.pad_begin[d] != 0 || w.out[d] != w.in[d])
+      return false;
+  return true;
+}
+
+// Unrolls rows [r0, r1) x columns [j0, j1) of the column matrix of one image and group
+// into col (row stride j1 - j0): row r covers channel r / kprod and kernel offset
+// r % kprod, its columns the output positions. Padding reads as `pad` (the input's zero
+// point, which contributes zero once subtracted).
+void im2col_u8(const uint8_t* x, const Window& w, int64_t kprod, int64_t r0, int64_t r1, int64_t j0,
+               int64_t j1, uint8_t pad, uint8_t* col) {
   const size_t nd = w.in.size();
-  const int64_t out_sp = sdk::element_count(w.out.data(), w.out.size());
   const int64_t in_sp = sdk::element_count(w.in.data(), w.in.size());
+  const int64_t ld = j1 - j0;
+  if (nd == 2) {
+    const int64_t IH = w.in[0], IW = w.in[1], OW = w.out[1];
+    const int64_t KW = w.kernel[1];
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t c = r / kprod, kr = r % kprod;
+      const int64_t kh = kr / KW, kw = kr % KW;
+      const uint8_t* xc = x + c * in_sp;
+      uint8_t* dst = col + r * ld;
+      for (int64_t o = j0; o < j1;) {
+        const int64_t oh = o / OW, ow0 = o % OW;
+        const int64_t ow1 = std::min(OW, ow0 + (j1 - o));
+        uint8_t* d = dst + (o - j0);
+        const int64_t ih = oh * w.stride[0] + kh * w.dilation[0] - w.pad_begin[0];
+        if (ih < 0 || ih >= IH) {
+          std::memset(d, pad, static_cast<size_t>(ow1 - ow0));
+        } else {
+          const uint8_t* src = xc + ih * IW;
+          const int64_t sw = w.stride[1], off = kw * w.dilation[1] - w.pad_begin[1];
+          for (int64_t ow = ow0; ow < ow1; ++ow) {
+            const int64_t iw = ow * sw + off;
+            d[ow - ow0] = (iw >= 0 && iw < IW) ? src[iw] : pad;
+          }
+        }
+        o += ow1 - ow0;
+      }
+    }
+    return;
+  }
   std::vector<int64_t> koff(nd), opos(nd);
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t c = r / kprod;
@@ -35,10 +78,14 @@ void im2col_int(const int32_t* x, const Window& w, int64_t kprod, int64_t r0, in
       koff[d] = kr % w.kernel[d];
       kr /= w.kernel[d];
     }
-    const int32_t* xc = x + c * in_sp;
-    int32_t* dst = col + r * out_sp;
-    std::fill(opos.begin(), opos.end(), 0);
-    for (int64_t o = 0; o < out_sp; ++o) {
+    const uint8_t* xc = x + c * in_sp;
+    uint8_t* dst = col + r * ld;
+    int64_t rem = j0;  // the multi-dim position of output j0
+    for (size_t d = nd; d-- > 0;) {
+      opos[d] = rem % w.out[d];
+      rem /= w.out[d];
+    }
+    for (int64_t o = j0; o < j1; ++o) {
       int64_t off = 0;
       bool inside = true;
       for (size_t d = 0; d < nd; ++d) {
@@ -49,7 +96,7 @@ void im2col_int(const int32_t* x, const Window& w, int64_t kprod, int64_t r0, in
         }
         off = off * w.in[d] + p;
       }
-      dst[o] = inside ? xc[off] : 0;
+      dst[o - j0] = inside ? xc[off] : pad;
       for (size_t d = nd; d-- > 0;) {  // next output position
         if (++opos[d] < w.out[d]) break;
         opos[d] = 0;
@@ -82,6 +129,10 @@ class IntConvKernel final : public Kernel {
     if (qlinear_)
       for (size_t i = 0; i < 8; ++i)
         if (ctx.input(i) == nullptr) return invalid("input ", i, " is required");
+    if (X->dtype != INFER_DTYPE_UINT8 && X->dtype != INFER_DTYPE_INT8)
+      return invalid("x must be uint8 or int8, got ", dtype_name(X->dtype));
+    if (W->dtype != INFER_DTYPE_UINT8 && W->dtype != INFER_DTYPE_INT8)
+      return invalid("w must be uint8 or int8, got ", dtype_name(W->dtype));
     if (X->rank() < 3)
       return invalid("x must have at least 3 dims (N, C, spatial...), got ", dims_str(X->dims));
     if (W->rank() != X->rank())
@@ -152,61 +203,87 @@ class IntConvKernel final : public Kernel {
     const int64_t out_n = sdk::element_count(win.out.data(), win.out.size());
     const int64_t rows = Cg * kprod;
 
-    std::vector<int32_t> x32, w32;
-    CPU_RETURN_IF_ERROR(to_int32(*X, &x32, [&](int64_t) { return xz; }));
-    CPU_RETURN_IF_ERROR(
-        to_int32(*W, &w32, [&](int64_t i) { return wz[static_cast<size_t>(i / rows)]; }));
-    // Written whole by im2col before it is read: no need to zero it (it can be tens of MB).
-    std::unique_ptr<int32_t[]> col(new int32_t[static_cast<size_t>(rows * out_n)]);
-    std::vector<uint32_t> acc(static_cast<size_t>(N * M * out_n), 0u);
+    // qgemm's form: activations as uint8, weights as packed int8 per group, zero points
+    // shifted to match.
+    const QActivations xq = as_uint8(*X);
+    const int32_t xz_q = xz + xq.zero_shift;
+    const std::vector<QWeights>* weights = &packed_;
+    std::vector<QWeights> per_run;
+    if (packed_.empty() || packed_dims_ != W->dims || packed_dtype_ != W->dtype) {
+      per_run = pack_groups(W->data, W->dtype, M, G, rows);
+      weights = &per_run;
+    }
+    std::vector<int32_t> a_zero(static_cast<size_t>(M));
+    for (int64_t m = 0; m < M; ++m)
+      a_zero[static_cast<size_t>(m)] = wz[static_cast<size_t>(m)] - (*weights)[0].zero_shift;
+
+    simd::QGemmOutput out;
+    size_t out_elem = sizeof(int32_t);
+    if (qlinear_) {
+      out.kind = out_dtype == INFER_DTYPE_UINT8 ? simd::QGemmOutput::Kind::kUint8
+                                                : simd::QGemmOutput::Kind::kInt8;
+      out.out_zero = yz;
+      out_elem = 1;
+    }
+    out.cs = 1;
+    out.rs = out_n;
+    const bool pointwise = is_pointwise(win);
+    // Column blocks of im2col small enough to stay in the last-level cache (a 3x3 conv
+    // over a 1024x1024 image would otherwise unroll hundreds of megabytes).
+    const int64_t block =
+        pointwise ? out_n
+                  : std::min(out_n, std::max<int64_t>(
+                                        256, (int64_t{4} << 20) / std::max<int64_t>(rows, 1)));
+    std::unique_ptr<uint8_t[]> col(pointwise ? nullptr
+                                             : new uint8_t[static_cast<size_t>(rows * block)]);
+    HostThreads threads(ctx.host());
+    const simd::Isa isa = kernel_isa();
+    uint8_t* y_bytes = static_cast<uint8_t*>(Y->data);
     for (int64_t n = 0; n < N; ++n)
       for (int64_t g = 0; g < G; ++g) {
-        const int32_t* xg = x32.data() + (n * C + g * Cg) * in_n;
-        ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(out_n), 16384),
-                         [&](size_t r0, size_t r1) {
-                           im2col_int(xg, win, kprod, static_cast<int64_t>(r0),
-                                      static_cast<int64_t>(r1), col.get());
-                         });
-        uint32_t* out = acc.data() + (n * M + g * Mg) * out_n;
-        const int32_t* wg = w32.data() + g * Mg * rows;
-        // Tiles of kTileRows output channels x kTileColumns positions, so that each task
-        // hands int_gemm whole blocks of four rows.
-        constexpr int64_t kTileRows = 16, kTileColumns = 2048;
-        const int64_t row_tiles = (Mg + kTileRows - 1) / kTileRows;
-        const int64_t col_tiles = (out_n + kTileColumns - 1) / kTileColumns;
-        const size_t tile_work = static_cast<size_t>(kTileRows * kTileColumns * rows);
-        ctx.parallel_for(static_cast<size_t>(row_tiles * col_tiles), grain_for(tile_work, 1 << 20),
-                         [&](size_t t0, size_t t1) {
-                           for (size_t t = t0; t < t1; ++t) {
-                             const int64_t m0 = static_cast<int64_t>(t) / col_tiles * kTileRows;
-                             const int64_t j0 = static_cast<int64_t>(t) % col_tiles * kTileColumns;
-                             int_gemm(std::min(kTileRows, Mg - m0),
-                                      std::min(kTileColumns, out_n - j0), rows, wg + m0 * rows,
-                                      rows, col.get() + j0, out_n, out + m0 * out_n + j0, out_n);
-                           }
-                         });
-      }
-
-    if (!qlinear_) {
-      int32_t* y = Y->mut<int32_t>();
-      for (size_t i = 0; i < acc.size(); ++i) y[i] = static_cast<int32_t>(acc[i]);
-      return Status::ok();
-    }
-    return dispatch(out_dtype, k8Bit, "y", [&]<typename Q>(Tag<Q>) -> Status {
-      if constexpr (std::is_integral_v<Q> && !std::is_same_v<Q, bool>) {
-        Q* y = Y->mut<Q>();
-        for (int64_t r = 0; r < N * M; ++r) {
-          const size_t m = static_cast<size_t>(r % M);
-          const uint32_t b = bias.empty() ? 0u : static_cast<uint32_t>(bias[m]);
-          for (int64_t i = 0; i < out_n; ++i) {
-            const size_t k = static_cast<size_t>(r * out_n + i);
-            const int32_t v = static_cast<int32_t>(acc[k] + b);
-            y[k] = saturate_round<Q>(static_cast<float>(v) * mult[m], yz);
+        const uint8_t* xg = xq.data + (n * C + g * Cg) * in_n;
+        const QWeights& wg = (*weights)[static_cast<size_t>(g)];
+        if (qlinear_) {
+          out.scale = mult.data() + g * Mg;
+          out.bias = bias.empty() ? nullptr : bias.data() + g * Mg;
+        }
+        for (int64_t j0 = 0; j0 < out_n; j0 += block) {
+          const int64_t cols = std::min(block, out_n - j0);
+          const uint8_t* b = xg;
+          int64_t ldb = in_n;
+          if (!pointwise) {
+            ctx.parallel_for(static_cast<size_t>(rows), grain_for(static_cast<size_t>(cols), 16384),
+                             [&](size_t r0, size_t r1) {
+                               im2col_u8(xg, win, kprod, static_cast<int64_t>(r0),
+                                         static_cast<int64_t>(r1), j0, j0 + cols,
+                                         static_cast<uint8_t>(xz_q), col.get());
+                             });
+            b = col.get();
+            ldb = cols;
           }
+          out.c = y_bytes + static_cast<size_t>(((n * M + g * Mg) * out_n + j0)) * out_elem;
+          simd::qgemm(isa, threads, Mg, cols, rows, wg.packed.get(), a_zero.data() + g * Mg, b, ldb,
+                      1, xz_q, out);
         }
       }
-      return Status::ok();
-    });
+    return Status::ok();
+  }
+
+  // Packs the weights once when they are constant.
+  void prepack(const infer_value_view* w) {
+    if (!is_const(w) || w->rank < 3 ||
+        (w->dtype != INFER_DTYPE_UINT8 && w->dtype != INFER_DTYPE_INT8))
+      return;
+    Dims dims(w->dims, w->dims + w->rank);
+    for (int64_t d : dims)
+      if (d <= 0) return;
+    const int64_t M = dims[0];
+    if (M % group_ != 0) return;
+    const int64_t count = sdk::element_count(dims.data(), dims.size());
+    if (w->const_size != static_cast<size_t>(count)) return;
+    packed_ = pack_groups(w->const_data, w->dtype, M, group_, count / M);
+    packed_dims_ = std::move(dims);
+    packed_dtype_ = w->dtype;
   }
 
  private:
@@ -227,9 +304,23 @@ class IntConvKernel final : public Kernel {
     return ws;
   }
 
+  // Per group: its Mg x rows weights in qgemm's form.
+  static std::vector<QWeights> pack_groups(const void* w, infer_dtype dtype, int64_t M, int64_t G,
+                                           int64_t rows) {
+    const int64_t Mg = M / G;
+    std::vector<QWeights> groups;
+    for (int64_t g = 0; g < G; ++g)
+      groups.push_back(
+          pack_qweights(static_cast<const uint8_t*>(w) + g * Mg * rows, dtype, Mg, rows, rows, 1));
+    return groups;
+  }
+
   WindowAttrs attrs_;
   int64_t group_;
   bool qlinear_;
+  std::vector<QWeights> packed_;  // constant weights, packed at creation (else empty)
+  Dims packed_dims_;
+  infer_dtype packed_dtype_ = INFER_DTYPE_UNDEFINED;
 };
 
 Status check_window(const infer_node_view& node) {
@@ -244,7 +335,10 @@ Status check_window(const infer_node_view& node) {
 Result<KernelPtr> create(const KernelInit& init, bool qlinear) {
   WindowAttrs a = read_window_attrs(*init.node);
   a.ceil_mode = false;
-  return KernelPtr(new IntConvKernel(std::move(a), attr_i(*init.node, "group", 1), qlinear));
+  auto kernel =
+      std::make_unique<IntConvKernel>(std::move(a), attr_i(*init.node, "group", 1), qlinear);
+  kernel->prepack(node_input(*init.node, qlinear ? 3 : 1));
+  return KernelPtr(kernel.release());
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 // Zero points and scales of A (and y) are per tensor or per row of A; those of B per
 // tensor or per column of B (a 1-D tensor of that length, or the operand's shape with the
 // other matrix dim 1).
+#include "../host_threads.hpp"
 #include "quant_common.hpp"
+#include "simd/qgemm.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
@@ -117,12 +119,105 @@ Result<IntProduct> int_product(const KernelContext& ctx, const Tensor& A, const 
   return p;
 }
 
+// The common case runs on the SIMD library's integer GEMM (simd/qgemm.hpp): B 2-D (the
+// weights of a dynamically quantized MatMul, or QLinearMatMul's), a's zero point per
+// tensor, b's per tensor or per column. It computes Y^T = B^T A^T, so that B is qgemm's
+// packed int8 side (packed once when constant) and A its uint8 side read in place.
+struct FastProduct {
+  int64_t M = 0, N = 0, K = 0;  // A's rows (all leading dims together), B's columns, inner
+  Dims out_dims;
+  int32_t a_zero = 0;           // in qgemm's uint8 form
+  std::vector<int32_t> b_zero;  // per column of B, in qgemm's int8 form
+  QActivations a;
+};
+
+// The packed B of a kernel whose B is constant (else null), with what it was packed for.
+struct PackedB {
+  QWeights w;
+  Dims dims;
+  infer_dtype dtype = INFER_DTYPE_UNDEFINED;
+
+  void prepack(const infer_value_view* b) {
+    if (!is_const(b) || b->rank != 2 || b->dims[0] <= 0 || b->dims[1] <= 0 ||
+        (b->dtype != INFER_DTYPE_UINT8 && b->dtype != INFER_DTYPE_INT8) ||
+        b->const_size != static_cast<size_t>(b->dims[0] * b->dims[1]))
+      return;
+    w = pack_qweights(b->const_data, b->dtype, b->dims[1], b->dims[0], 1, b->dims[1]);
+    dims = Dims(b->dims, b->dims + 2);
+    dtype = b->dtype;
+  }
+};
+
+// Whether the fast path applies; fills `f` when it does. Shapes and zero points it does
+// not cover go to the general path, which also words the errors.
+Result<bool> fast_product(const Tensor& A, const Tensor& B, const Tensor* azp, const Tensor* bzp,
+                          FastProduct* f) {
+  CPU_RETURN_IF_ERROR(check_zero_point_type(azp, A, "a_zero_point", "a"));
+  CPU_RETURN_IF_ERROR(check_zero_point_type(bzp, B, "b_zero_point", "b"));
+  if (B.rank() != 2 || A.rank() < 1 || A.dims.back() != B.dims[0]) return false;
+  if ((A.dtype != INFER_DTYPE_UINT8 && A.dtype != INFER_DTYPE_INT8) ||
+      (B.dtype != INFER_DTYPE_UINT8 && B.dtype != INFER_DTYPE_INT8))
+    return false;
+  f->K = B.dims[0];
+  f->N = B.dims[1];
+  if (azp != nullptr && azp->numel() != 1) return false;
+  if (bzp != nullptr && bzp->numel() != 1 && !(bzp->rank() == 1 && bzp->dims[0] == f->N))
+    return false;
+  f->M = sdk::element_count(A.dims.data(), A.dims.size() - 1);
+  f->out_dims.assign(A.dims.begin(), A.dims.end() - 1);
+  f->out_dims.push_back(f->N);
+  f->a = as_uint8(A);
+  f->a_zero = f->a.zero_shift;
+  if (azp != nullptr) {
+    CPU_ASSIGN_OR_RETURN(std::vector<int32_t> v, read_ints(*azp, "a_zero_point"));
+    f->a_zero += v[0];
+  }
+  const int32_t shift = B.dtype == INFER_DTYPE_UINT8 ? 128 : 0;
+  f->b_zero.assign(static_cast<size_t>(f->N), -shift);
+  if (bzp != nullptr) {
+    CPU_ASSIGN_OR_RETURN(std::vector<int32_t> v, read_ints(*bzp, "b_zero_point"));
+    for (int64_t n = 0; n < f->N; ++n)
+      f->b_zero[static_cast<size_t>(n)] = v[v.size() == 1 ? 0 : static_cast<size_t>(n)] - shift;
+  }
+  return true;
+}
+
+// Y (M x N, row-major) = the output stage of A * B on qgemm.
+void run_fast(KernelContext& ctx, const FastProduct& f, const Tensor& B, const PackedB& packed,
+              simd::QGemmOutput out) {
+  const void* w = packed.w.packed.get();
+  QWeights per_run;
+  if (w == nullptr || packed.dims != B.dims || packed.dtype != B.dtype) {
+    per_run = pack_qweights(B.data, B.dtype, f.N, f.K, 1, f.N);
+    w = per_run.packed.get();
+  }
+  out.rs = 1;  // C(n, m) of Y^T is Y[m, n]
+  out.cs = f.N;
+  HostThreads threads(ctx.host());
+  simd::qgemm(kernel_isa(), threads, f.N, f.M, f.K, w, f.b_zero.data(), f.a.data, 1, f.K, f.a_zero,
+              out);
+}
+
 class MatMulIntegerKernel final : public Kernel {
  public:
+  explicit MatMulIntegerKernel(const infer_node_view& node) {
+    packed_.prepack(node_input(node, 1));
+  }
+
   Status run(KernelContext& ctx) const override {
     const Tensor* A = ctx.input(0);
     const Tensor* B = ctx.input(1);
     if (A == nullptr || B == nullptr) return invalid("A and B are required");
+    FastProduct f;
+    CPU_ASSIGN_OR_RETURN(bool fast, fast_product(*A, *B, ctx.input(2), ctx.input(3), &f));
+    if (fast) {
+      CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_INT32, f.out_dims));
+      if (Y->numel() == 0) return Status::ok();
+      simd::QGemmOutput out;
+      out.c = Y->data;
+      run_fast(ctx, f, *B, packed_, out);
+      return Status::ok();
+    }
     CPU_ASSIGN_OR_RETURN(IntProduct p,
                          int_product(ctx, *A, *B, ctx.input(2), ctx.input(3), "a", "b"));
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_INT32, p.out_dims));
@@ -130,10 +225,17 @@ class MatMulIntegerKernel final : public Kernel {
     for (size_t i = 0; i < p.acc.size(); ++i) y[i] = static_cast<int32_t>(p.acc[i]);
     return Status::ok();
   }
+
+ private:
+  PackedB packed_;
 };
 
 class QLinearMatMulKernel final : public Kernel {
  public:
+  explicit QLinearMatMulKernel(const infer_node_view& node) {
+    packed_.prepack(node_input(node, 3));
+  }
+
   Status run(KernelContext& ctx) const override {
     for (size_t i = 0; i < 8; ++i)
       if (ctx.input(i) == nullptr) return invalid("input ", i, " is required");
@@ -142,6 +244,31 @@ class QLinearMatMulKernel final : public Kernel {
     const Tensor& YZ = *ctx.input(7);
     if (YZ.dtype != INFER_DTYPE_UINT8 && YZ.dtype != INFER_DTYPE_INT8)
       return invalid("y_zero_point must be uint8 or int8, got ", dtype_name(YZ.dtype));
+    const Tensor &AS = *ctx.input(1), &BS = *ctx.input(4), &YS = *ctx.input(6);
+    FastProduct f;
+    CPU_ASSIGN_OR_RETURN(bool fast, fast_product(A, B, ctx.input(2), ctx.input(5), &f));
+    if (fast && AS.numel() == 1 && YS.numel() == 1 && YZ.numel() == 1 &&
+        (BS.numel() == 1 || (BS.rank() == 1 && BS.dims[0] == f.N))) {
+      CPU_ASSIGN_OR_RETURN(std::vector<float> as, read_floats(AS, "a_scale"));
+      CPU_ASSIGN_OR_RETURN(std::vector<float> bs, read_floats(BS, "b_scale"));
+      CPU_ASSIGN_OR_RETURN(std::vector<float> ys, read_floats(YS, "y_scale"));
+      CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz, read_ints(YZ, "y_zero_point"));
+      // The general path's order of operations: a_scale * b_scale / y_scale.
+      std::vector<float> mult(static_cast<size_t>(f.N));
+      for (int64_t n = 0; n < f.N; ++n)
+        mult[static_cast<size_t>(n)] =
+            as[0] * bs[bs.size() == 1 ? 0 : static_cast<size_t>(n)] / ys[0];
+      CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, YZ.dtype, f.out_dims));
+      if (Y->numel() == 0) return Status::ok();
+      simd::QGemmOutput out;
+      out.kind = YZ.dtype == INFER_DTYPE_UINT8 ? simd::QGemmOutput::Kind::kUint8
+                                               : simd::QGemmOutput::Kind::kInt8;
+      out.c = Y->data;
+      out.scale = mult.data();
+      out.out_zero = yz[0];
+      run_fast(ctx, f, B, packed_, out);
+      return Status::ok();
+    }
     CPU_ASSIGN_OR_RETURN(IntProduct p,
                          int_product(ctx, A, B, ctx.input(2), ctx.input(5), "a", "b"));
     CPU_ASSIGN_OR_RETURN(std::vector<float> as, scales(*ctx.input(1), p.a_dims, -2, "a_scale"));
@@ -174,6 +301,8 @@ class QLinearMatMulKernel final : public Kernel {
   }
 
  private:
+  PackedB packed_;
+
   static Result<std::vector<float>> scales(const Tensor& t, const Dims& operand, int vary_dim,
                                            const char* what) {
     CPU_ASSIGN_OR_RETURN(std::vector<float> v, read_floats(t, what));
@@ -190,8 +319,8 @@ Status quant_matmul_integer_check(const infer_node_view& node) {
   return check_dtype(node, node_input(node, 3), k8Bit, "b_zero_point");
 }
 
-Result<KernelPtr> quant_matmul_integer_create(const KernelInit&) {
-  return KernelPtr(new MatMulIntegerKernel());
+Result<KernelPtr> quant_matmul_integer_create(const KernelInit& init) {
+  return KernelPtr(new MatMulIntegerKernel(*init.node));
 }
 
 Status quant_qlinear_matmul_check(const infer_node_view& node) {
@@ -204,8 +333,8 @@ Status quant_qlinear_matmul_check(const infer_node_view& node) {
   return Status::ok();
 }
 
-Result<KernelPtr> quant_qlinear_matmul_create(const KernelInit&) {
-  return KernelPtr(new QLinearMatMulKernel());
+Result<KernelPtr> quant_qlinear_matmul_create(const KernelInit& init) {
+  return KernelPtr(new QLinearMatMulKernel(*init.node));
 }
 
 }  // namespace infer::cpu::kernels
