@@ -1,12 +1,17 @@
 #include "optimizer/pass_registry.hpp"
 
 #include "optimizer/dead_code_elimination.hpp"
+#include "optimizer/qdq_conv_fusion.hpp"
 
 namespace infer::optimizer {
 
 const std::vector<PassEntry>& pass_registry() {
   static const std::vector<PassEntry> kPasses = [] {
     std::vector<PassEntry> passes;
+    // Before constant folding, which would turn the DequantizeLinear of quantized weights
+    // into float weights and hide the QDQ pattern.
+    passes.push_back({QdqConvFusion::kName, kLevelExtended,
+                      [] { return std::make_unique<QdqConvFusion>(); }});
     register_basic_passes(passes);
     passes.push_back({DeadCodeElimination::kName, kLevelBasic,
                       [] { return std::make_unique<DeadCodeElimination>(); }});

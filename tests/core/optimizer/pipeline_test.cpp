@@ -108,11 +108,12 @@ TEST(Pipeline, OutOfRangeLevelIsAnError) {
 
 TEST(Pipeline, RegistryNamesMatchThePassesItMakes) {
   for (const PassEntry& e : pass_registry()) EXPECT_EQ(e.make()->name(), e.name);
-  // The pipeline order README.md documents: basic passes, DCE, transformer fusions
+  // The pipeline order README.md documents: the QDQ fusion (before constant folding
+  // dequantizes the weights), basic passes, DCE, transformer fusions
   // (before the generic MatMul/Add fusions would hide their patterns), generic fusions,
   // then the layout pass.
   EXPECT_EQ(known_pass_names(),
-            Names({"constant_folding", "shape_folding", "noop_elimination",
+            Names({"qdq_conv_fusion", "constant_folding", "shape_folding", "noop_elimination",
                    "reshape_transpose_merging", "common_subexpression_elimination",
                    "dead_code_elimination", "layer_norm_fusion", "gelu_fusion", "attention_fusion",
                    "conv_bn_folding", "conv_add_fusion", "matmul_add_fusion", "hardswish_fusion",

@@ -38,6 +38,30 @@ class OnnxModelWriter {
     for (int64_t d : dims) t->add_dims(d);
     for (float v : values) t->add_float_data(v);
   }
+  // An input or output of another element type (an onnx::TensorProto::DataType).
+  void typed_input(const std::string& name, std::vector<int64_t> dims, int elem_type) {
+    auto* v = model_.mutable_graph()->add_input();
+    fill(v, name, dims, {});
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
+  }
+  void typed_output(const std::string& name, std::vector<int64_t> dims, int elem_type) {
+    auto* v = model_.mutable_graph()->add_output();
+    fill(v, name, dims, {});
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
+  }
+  // An initializer of any element type from its little-endian bytes.
+  template <typename T>
+  void raw_initializer(const std::string& name, int elem_type, std::vector<int64_t> dims,
+                       const std::vector<T>& values) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elem_type);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(
+        std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+  }
+  void set_opset(int64_t version) { model_.mutable_opset_import(0)->set_version(version); }
+
   ::onnx::NodeProto* node(const std::string& name, const std::string& op,
                           std::vector<std::string> inputs, std::vector<std::string> outputs) {
     auto* n = model_.mutable_graph()->add_node();

@@ -1,0 +1,253 @@
+#include "optimizer/qdq_conv_fusion.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "optimizer/fused_activation.hpp"
+#include "optimizer/rewrite.hpp"
+
+namespace infer::optimizer {
+namespace {
+
+constexpr int64_t kMinQdqOpset = 13;  // per-axis DequantizeLinear
+
+bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
+
+bool present(const ir::Node& n, size_t slot) {
+  return slot < n.inputs.size() && n.inputs[slot] != ir::kNoValue;
+}
+
+// The elements of a uint8/int8 constant as int32.
+std::optional<std::vector<int32_t>> int8_constant(const ir::Graph& graph, ir::ValueId v) {
+  const ir::TensorData* t = constant_of(graph, v);
+  if (t == nullptr || !is_8bit(t->dtype())) return std::nullopt;
+  std::vector<int32_t> out(static_cast<size_t>(t->element_count()));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] =
+        t->dtype() == DataType::kUInt8 ? int32_t{t->as<uint8_t>()[i]} : int32_t{t->as<int8_t>()[i]};
+  return out;
+}
+
+// A positive, finite float32 scale constant of `count` elements (1: per tensor).
+std::optional<std::vector<double>> scales(const ir::Graph& graph, ir::ValueId v, size_t count) {
+  const ir::TensorData* t = constant_of(graph, v);
+  if (t == nullptr || t->dtype() != DataType::kFloat32) return std::nullopt;
+  std::optional<std::vector<double>> s = float_constant(graph, v);
+  if (!s || s->size() != count) return std::nullopt;
+  for (double x : *s)
+    if (!(x > 0) || !std::isfinite(x)) return std::nullopt;
+  return s;
+}
+
+// One DequantizeLinear (or QuantizeLinear) with a per-tensor scale and zero point.
+struct PerTensor {
+  ir::ValueId data = ir::kNoValue;  // the quantized side (DQ's input, Q's output)
+  ir::ValueId scale = ir::kNoValue;
+  ir::ValueId zero = ir::kNoValue;  // kNoValue: absent (0 of the data's type)
+  DataType dtype = DataType::kUndefined;
+  int32_t zero_value = 0;
+  double scale_value = 0;
+};
+
+std::optional<PerTensor> per_tensor(const ir::Graph& graph, const ir::Node& n, ir::ValueId data) {
+  if (n.inputs.size() < 2 || !present(n, 1)) return std::nullopt;
+  PerTensor p;
+  p.data = data;
+  p.scale = n.inputs[1];
+  std::optional<std::vector<double>> s = scales(graph, p.scale, 1);
+  if (!s) return std::nullopt;
+  p.scale_value = (*s)[0];
+  // The quantized type: the zero point's, else the data's when already inferred, else
+  // (a QuantizeLinear without zero point) ONNX's default, uint8.
+  p.dtype = graph.value(data).dtype;
+  if (present(n, 2)) {
+    p.zero = n.inputs[2];
+    std::optional<std::vector<int32_t>> z = int8_constant(graph, p.zero);
+    if (!z || z->size() != 1) return std::nullopt;
+    const DataType zt = constant_of(graph, p.zero)->dtype();
+    if (p.dtype != DataType::kUndefined && p.dtype != zt) return std::nullopt;
+    p.dtype = zt;
+    p.zero_value = (*z)[0];
+  } else if (p.dtype == DataType::kUndefined && n.op_type == "QuantizeLinear") {
+    p.dtype = DataType::kUInt8;
+  }
+  if (!is_8bit(p.dtype)) return std::nullopt;
+  return p;
+}
+
+// A one-element zero point of `dtype` holding 0, for an omitted one.
+ir::ValueId zero_constant(ir::Graph& graph, const std::string& base, DataType dtype) {
+  return add_constant(graph, base,
+                      std::make_shared<const ir::TensorData>(dtype, std::vector<int64_t>{},
+                                                             std::vector<uint8_t>{0}));
+}
+
+class Matcher {
+ public:
+  Matcher(ir::Graph& graph, const GraphIndex& index, std::vector<bool>& remove)
+      : g_(graph), index_(index), remove_(remove) {}
+
+  // Tries the chain ending in QuantizeLinear `q_id`; true when rewritten.
+  bool try_fuse(ir::NodeId q_id) {
+    const ir::Node& q = g_.node(q_id);
+    if (!is_onnx_op(q, "QuantizeLinear") || q.outputs.size() != 1 || !present(q, 0)) return false;
+    if (q.attr("output_dtype") != nullptr && !present(q, 2)) return false;
+    const std::optional<PerTensor> y = per_tensor(g_, q, q.outputs[0]);
+    if (!y) return false;
+    // Back through an optional Relu to the Conv.
+    ir::ValueId conv_out = q.inputs[0];
+    ir::NodeId relu_id = ir::kNoNode;
+    ir::NodeId conv_id = index_.producer_id(conv_out);
+    if (conv_id == ir::kNoNode || !index_.has_single_use(conv_out)) return false;
+    if (is_onnx_op(g_.node(conv_id), "Relu")) {
+      const int32_t lowest = y->dtype == DataType::kUInt8 ? 0 : -128;
+      if (y->zero_value != lowest) return false;
+      relu_id = conv_id;
+      conv_out = g_.node(relu_id).inputs[0];
+      conv_id = index_.producer_id(conv_out);
+      if (conv_id == ir::kNoNode || !index_.has_single_use(conv_out)) return false;
+    }
+    ir::Node& conv = g_.node(conv_id);
+    if (!is_onnx_op(conv, "Conv") || conv.outputs.size() != 1 || !present(conv, 0) ||
+        !present(conv, 1))
+      return false;
+    // Types may not be inferred yet (this pass runs first); the DequantizeLinear nodes'
+    // float32 scales make the Conv float32.
+    if (!float_or_unknown(conv_out)) return false;
+
+    // x: DequantizeLinear with per-tensor parameters.
+    const ir::Node* dqx = index_.producer(conv.inputs[0]);
+    if (dqx == nullptr || !is_onnx_op(*dqx, "DequantizeLinear") || !present(*dqx, 0)) return false;
+    const std::optional<PerTensor> x = per_tensor(g_, *dqx, dqx->inputs[0]);
+    if (!x) return false;
+
+    // w: DequantizeLinear of a constant, per tensor or per output channel (axis 0).
+    const ir::Node* dqw = index_.producer(conv.inputs[1]);
+    if (dqw == nullptr || !is_onnx_op(*dqw, "DequantizeLinear") || !present(*dqw, 0) ||
+        !present(*dqw, 1))
+      return false;
+    const ir::ValueId wq = dqw->inputs[0];
+    const ir::TensorData* wt = constant_of(g_, wq);
+    if (wt == nullptr || !is_8bit(wt->dtype()) || wt->dims().size() < 3 || wt->dims()[0] <= 0)
+      return false;
+    const int64_t M = wt->dims()[0];
+    std::optional<std::vector<double>> ws = scales(g_, dqw->inputs[1], 1);
+    if (!ws) {
+      const ir::TensorData* st = constant_of(g_, dqw->inputs[1]);
+      const int64_t axis = dqw->attr_int("axis", 1);
+      if (st == nullptr || st->dims().size() != 1 ||
+          (axis != 0 && axis != -static_cast<int64_t>(wt->dims().size())))
+        return false;
+      ws = scales(g_, dqw->inputs[1], static_cast<size_t>(M));
+      if (!ws) return false;
+    }
+    if (present(*dqw, 2)) {
+      std::optional<std::vector<int32_t>> wz = int8_constant(g_, dqw->inputs[2]);
+      if (!wz || wz->size() != ws->size() ||
+          constant_of(g_, dqw->inputs[2])->dtype() != wt->dtype())
+        return false;
+    }
+
+    // The bias, requantized to int32 with x_scale * w_scale[m].
+    std::vector<int32_t> bias;
+    if (present(conv, 2)) {
+      std::optional<std::vector<double>> b = bias_values(conv.inputs[2]);
+      if (!b || b->size() != static_cast<size_t>(M)) return false;
+      bias.resize(static_cast<size_t>(M));
+      for (int64_t m = 0; m < M; ++m) {
+        const double s = x->scale_value * (*ws)[ws->size() == 1 ? 0 : static_cast<size_t>(m)];
+        const double v = std::nearbyint((*b)[static_cast<size_t>(m)] / s);
+        if (!(std::fabs(v) <= static_cast<double>(std::numeric_limits<int32_t>::max())))
+          return false;
+        bias[static_cast<size_t>(m)] = static_cast<int32_t>(v);
+      }
+    }
+
+    // Rewrite: the Conv becomes the QLinearConv and writes y_q.
+    const std::string base = conv.name.empty() ? std::string("qlinear_conv") : conv.name;
+    const ir::ValueId x_zero =
+        x->zero != ir::kNoValue ? x->zero : zero_constant(g_, base + "_x_zero_point", x->dtype);
+    const ir::ValueId w_zero =
+        present(*dqw, 2) ? dqw->inputs[2] : zero_constant(g_, base + "_w_zero_point", wt->dtype());
+    const ir::ValueId y_zero =
+        y->zero != ir::kNoValue ? y->zero : zero_constant(g_, base + "_y_zero_point", y->dtype);
+    std::vector<ir::ValueId> inputs = {x->data,        x->scale, x_zero,   wq,
+                                       dqw->inputs[1], w_zero,   y->scale, y_zero};
+    if (!bias.empty()) {
+      std::vector<uint8_t> bytes(bias.size() * sizeof(int32_t));
+      std::memcpy(bytes.data(), bias.data(), bytes.size());
+      inputs.push_back(
+          add_constant(g_, base + "_bias_quantized",
+                       std::make_shared<const ir::TensorData>(
+                           DataType::kInt32, std::vector<int64_t>{M}, std::move(bytes))));
+    }
+    ir::Node& c = g_.node(conv_id);  // add_constant may not move nodes, but be safe
+    c.op_type = "QLinearConv";
+    c.inputs = std::move(inputs);
+    c.outputs[0] = q.outputs[0];
+    remove_[q_id] = true;
+    if (relu_id != ir::kNoNode) remove_[relu_id] = true;
+    return true;
+  }
+
+ private:
+  bool float_or_unknown(ir::ValueId v) const {
+    const DataType t = g_.value(v).dtype;
+    return t == DataType::kFloat32 || t == DataType::kUndefined;
+  }
+
+  // A float32 constant, or DequantizeLinear of an int32 constant (zero point 0), as double.
+  std::optional<std::vector<double>> bias_values(ir::ValueId b) {
+    if (!float_or_unknown(b)) return std::nullopt;
+    if (g_.value(b).is_constant()) {
+      if (g_.value(b).constant->dtype() != DataType::kFloat32) return std::nullopt;
+      return float_constant(g_, b);
+    }
+    const ir::Node* dq = index_.producer(b);
+    if (dq == nullptr || !is_onnx_op(*dq, "DequantizeLinear") || !present(*dq, 0) ||
+        !present(*dq, 1))
+      return std::nullopt;
+    const ir::TensorData* t = constant_of(g_, dq->inputs[0]);
+    if (t == nullptr || t->dtype() != DataType::kInt32 || t->dims().size() != 1)
+      return std::nullopt;
+    const size_t n = static_cast<size_t>(t->element_count());
+    std::optional<std::vector<double>> s = scales(g_, dq->inputs[1], 1);
+    if (!s) s = scales(g_, dq->inputs[1], n);
+    if (!s) return std::nullopt;
+    if (present(*dq, 2)) {
+      std::optional<std::vector<int64_t>> z = int_constant(g_, dq->inputs[2]);
+      if (!z) return std::nullopt;
+      for (int64_t v : *z)
+        if (v != 0) return std::nullopt;
+    }
+    std::vector<double> out(n);
+    for (size_t i = 0; i < n; ++i)
+      out[i] = static_cast<double>(t->as<int32_t>()[i]) * (*s)[s->size() == 1 ? 0 : i];
+    return out;
+  }
+
+  ir::Graph& g_;
+  const GraphIndex& index_;
+  std::vector<bool>& remove_;
+};
+
+}  // namespace
+
+Result<int> QdqConvFusion::apply(ir::Graph& graph, const PassContext& context) {
+  if (context.opset("") < kMinQdqOpset) return 0;
+  const GraphIndex index(graph);
+  std::vector<bool> remove(graph.node_count(), false);
+  Matcher matcher(graph, index, remove);
+  int fused = 0;
+  const size_t count = graph.node_count();
+  for (ir::NodeId id = 0; id < count; ++id)
+    if (matcher.try_fuse(id)) ++fused;
+  if (fused == 0) return 0;
+  INFER_RETURN_IF_ERROR(commit(graph, remove));
+  return fused;
+}
+
+}  // namespace infer::optimizer
