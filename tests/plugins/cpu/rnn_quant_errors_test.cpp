@@ -366,6 +366,44 @@ TEST_F(CpuRnnQuant, DynamicQuantizeOfZerosHasZeroScale) {
   EXPECT_EQ(r.outputs[2].as<uint8_t>(), (std::vector<uint8_t>{85}));
 }
 
+TEST_F(CpuRnnQuant, DynamicQuantizeRoundsHalfToEvenAndIgnoresNaN) {
+  // Range [0, 255]: scale 1, zero point 0; ties go to the even neighbour; NaN takes the
+  // range of the others and quantizes to the zero point.
+  const float nan = std::nanf("");
+  RunResult r = run("DynamicQuantizeLinear",
+                    {HostTensor::f32({8}, {0.5f, 1.5f, 2.5f, 254.5f, 255.0f, 0.0f, nan, 3.49f})},
+                    {kU8, kF32, kU8}, {}, 11);
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  EXPECT_EQ(r.outputs[0].as<uint8_t>(), (std::vector<uint8_t>{0, 2, 2, 254, 255, 0, 0, 3}));
+  EXPECT_FLOAT_EQ(r.outputs[1].as<float>()[0], 1.0f);
+  EXPECT_EQ(r.outputs[2].as<uint8_t>(), (std::vector<uint8_t>{0}));
+}
+
+TEST_F(CpuRnnQuant, DynamicQuantizeOfALargeTensorFindsTheRangeInEveryChunk) {
+  // 300000 values (several chunks of the parallel range search); the minimum sits in the
+  // last chunk and the maximum in the first. Reference: the op's formulas in double.
+  const size_t n = 300000;
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i)
+    x[i] = static_cast<float>(std::sin(0.001 * static_cast<double>(i)));
+  x[17] = 3.0f;
+  x[n - 5] = -1.25f;
+  RunResult r = run("DynamicQuantizeLinear", {HostTensor::f32({static_cast<int64_t>(n)}, x)},
+                    {kU8, kF32, kU8}, {}, 11);
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  const float scale = (3.0f - -1.25f) / 255.0f;
+  EXPECT_EQ(r.outputs[1].as<float>()[0], scale);
+  const int zp = static_cast<int>(std::nearbyint(1.25f / scale));
+  EXPECT_EQ(r.outputs[2].as<uint8_t>()[0], zp);
+  const auto y = r.outputs[0].as<uint8_t>();
+  for (size_t i = 0; i < n; i += 997) {
+    const double q = std::nearbyint(static_cast<double>(x[i] / scale)) + zp;
+    EXPECT_EQ(y[i], static_cast<uint8_t>(std::min(255.0, std::max(0.0, q)))) << i;
+  }
+  EXPECT_EQ(y[17], 255);
+  EXPECT_EQ(y[n - 5], 0);
+}
+
 TEST_F(CpuRnnQuant, MatMulIntegerPerRowAndPerColumnZeroPoints) {
   // A [2, 2] int8 with per-row zero points [1, -1]; B [2, 2] uint8 with per-column [2, 0].
   // A - za = [[0, 1], [3, 5]], B - zb = [[1, 3], [0, 4]].

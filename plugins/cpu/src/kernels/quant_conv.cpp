@@ -58,12 +58,20 @@ void im2col_u8(const uint8_t* x, const Window& w, int64_t kprod, int64_t r0, int
         if (ih < 0 || ih >= IH) {
           std::memset(d, pad, static_cast<size_t>(ow1 - ow0));
         } else {
+          // Output columns [lo, hi) read inside the row (iw = ow * sw + off in [0, IW));
+          // those before and after read the padding.
           const uint8_t* src = xc + ih * IW;
           const int64_t sw = w.stride[1], off = kw * w.dilation[1] - w.pad_begin[1];
-          for (int64_t ow = ow0; ow < ow1; ++ow) {
-            const int64_t iw = ow * sw + off;
-            d[ow - ow0] = (iw >= 0 && iw < IW) ? src[iw] : pad;
+          const int64_t lo = std::clamp<int64_t>(off >= 0 ? 0 : (-off + sw - 1) / sw, ow0, ow1);
+          const int64_t hi =
+              std::clamp<int64_t>(IW - off <= 0 ? 0 : (IW - off + sw - 1) / sw, lo, ow1);
+          if (lo > ow0) std::memset(d, pad, static_cast<size_t>(lo - ow0));
+          if (sw == 1) {
+            std::memcpy(d + (lo - ow0), src + lo + off, static_cast<size_t>(hi - lo));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) d[ow - ow0] = src[ow * sw + off];
           }
+          if (ow1 > hi) std::memset(d + (hi - ow0), pad, static_cast<size_t>(ow1 - hi));
         }
         o += ow1 - ow0;
       }
