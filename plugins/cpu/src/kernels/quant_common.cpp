@@ -4,6 +4,7 @@
 
 #include "../host_threads.hpp"
 #include "simd/qgemm.hpp"
+#include "simd/quantize.hpp"
 
 namespace infer::cpu::quant {
 
@@ -74,6 +75,23 @@ QActivations as_uint8(const Tensor& t) {
   q.data = q.storage.data();
   q.zero_shift = 128;
   return q;
+}
+
+template <>
+void quantize_8bit<uint8_t>(const float* x, size_t n, float scale, int32_t zp, uint8_t* y) {
+  simd::quantize_u8(kernel_isa(), x, n, scale, zp, y);
+}
+template <>
+void quantize_8bit<int8_t>(const float* x, size_t n, float scale, int32_t zp, int8_t* y) {
+  simd::quantize_s8(kernel_isa(), x, n, scale, zp, y);
+}
+template <>
+void dequantize_8bit<uint8_t>(const uint8_t* x, size_t n, float scale, int32_t zp, float* y) {
+  simd::dequantize_u8(kernel_isa(), x, n, scale, zp, y);
+}
+template <>
+void dequantize_8bit<int8_t>(const int8_t* x, size_t n, float scale, int32_t zp, float* y) {
+  simd::dequantize_s8(kernel_isa(), x, n, scale, zp, y);
 }
 
 }  // namespace infer::cpu::quant

@@ -5,52 +5,14 @@
 //   y = saturate(round_half_even(x / scale) + zero_point)
 // NaNs are ignored when taking the range. An all-zero x has scale 0: its zero point and
 // every y are then 0 (the formulas would divide by zero).
+#include "../host_threads.hpp"
 #include "quant_common.hpp"
+#include "simd/quantize.hpp"
 
 namespace infer::cpu::kernels {
 namespace {
 
 using namespace quant;  // NOLINT: short names for the helpers
-
-// The range of x[0, n) widened to include 0, NaNs ignored: in 16 independent lanes, so
-// that the compiler vectorizes it (the comparisons are min/max instructions' own).
-void range_of(const float* x, size_t n, float* lo, float* hi) {
-  constexpr size_t kLanes = 16;
-  float l[kLanes] = {}, h[kLanes] = {};
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (size_t j = 0; j < kLanes; ++j) {
-      const float v = x[i + j];
-      l[j] = v < l[j] ? v : l[j];
-      h[j] = v > h[j] ? v : h[j];
-    }
-  for (; i < n; ++i) {
-    l[0] = x[i] < l[0] ? x[i] : l[0];
-    h[0] = x[i] > h[0] ? x[i] : h[0];
-  }
-  *lo = 0.0f;
-  *hi = 0.0f;
-  for (size_t j = 0; j < kLanes; ++j) {
-    *lo = std::min(*lo, l[j]);
-    *hi = std::max(*hi, h[j]);
-  }
-}
-
-// y = saturate(round_half_even(x / scale) + zp), NaN -> zp, without a libm call per
-// element: x / scale is first held to [-256, 512] (which cannot change the saturated
-// result, zp being in [0, 255]), where adding and subtracting 1.5 * 2^23 rounds half to
-// even exactly; the loop then vectorizes.
-void quantize_u8(const float* x, size_t n, float scale, uint8_t zp, uint8_t* y) {
-  const float z = static_cast<float>(zp);
-  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
-  for (size_t i = 0; i < n; ++i) {
-    float v = x[i] / scale;
-    v = v == v ? v : 0.0f;
-    v = std::min(512.0f, std::max(-256.0f, v));
-    const float r = (v + kMagic) - kMagic + z;
-    y[i] = static_cast<uint8_t>(static_cast<int32_t>(std::min(255.0f, std::max(0.0f, r))));
-  }
-}
 
 class DynamicQuantizeKernel final : public Kernel {
  public:
@@ -67,7 +29,8 @@ class DynamicQuantizeKernel final : public Kernel {
     std::vector<float> los(chunks, 0.0f), his(chunks, 0.0f);
     ctx.parallel_for(chunks, 1, [&](size_t b, size_t e) {
       for (size_t c = b; c < e; ++c)
-        range_of(x + c * kChunk, std::min(kChunk, n - c * kChunk), &los[c], &his[c]);
+        simd::range_with_zero(kernel_isa(), x + c * kChunk, std::min(kChunk, n - c * kChunk),
+                              &los[c], &his[c]);
     });
     float lo = 0.0f, hi = 0.0f;
     for (size_t c = 0; c < chunks; ++c) {
@@ -84,8 +47,9 @@ class DynamicQuantizeKernel final : public Kernel {
       CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_UINT8, X->dims));
       uint8_t* y = Y->mut<uint8_t>();
       if (scale > 0) {
-        ctx.parallel_for(n, 16384,
-                         [&](size_t b, size_t e) { quantize_u8(x + b, e - b, scale, zp, y + b); });
+        ctx.parallel_for(n, 16384, [&](size_t b, size_t e) {
+          quantize_8bit<uint8_t>(x + b, e - b, scale, zp, y + b);
+        });
       } else if (n > 0) {
         std::fill_n(y, n, uint8_t{0});
       }

@@ -122,6 +122,16 @@ class QuantizeKernel final : public Kernel {
           using F = std::conditional_t<std::is_same_v<T, int32_t>, double, float>;
           const T* x = X->as<T>();
           Q* y = Y->mut<Q>();
+          if constexpr (std::is_same_v<T, float> && sizeof(Q) == 1) {
+            if (p.per_tensor) {  // the activations of QDQ models: vectorized
+              const float scale = p.scale[0];
+              const int32_t zp = p.zero_point(0);
+              ctx.parallel_for(static_cast<size_t>(Y->numel()), 16384, [&](size_t b, size_t e) {
+                quantize_8bit<Q>(x + b, e - b, scale, zp, y + b);
+              });
+              return Status::ok();
+            }
+          }
           for_each_element(ctx, p, [&](int64_t o, int64_t a, int64_t i, int64_t k) {
             const size_t pi = p.index(o, a, i);
             const F v = static_cast<F>(to_compute(x[k])) / static_cast<F>(p.scale[pi]);
@@ -170,6 +180,17 @@ class DequantizeKernel final : public Kernel {
               if constexpr (is_float_v<T>) {
                 const Q* x = X->as<Q>();
                 T* y = Y->mut<T>();
+                if constexpr (std::is_same_v<T, float> && sizeof(Q) == 1) {
+                  if (p.per_tensor) {  // the activations of QDQ models: vectorized
+                    const float scale = p.scale[0];
+                    const int32_t zp = p.zero_point(0);
+                    ctx.parallel_for(static_cast<size_t>(Y->numel()), 16384,
+                                     [&](size_t b, size_t e) {
+                                       dequantize_8bit<Q>(x + b, e - b, scale, zp, y + b);
+                                     });
+                    return Status::ok();
+                  }
+                }
                 for_each_element(ctx, p, [&](int64_t o, int64_t a, int64_t i, int64_t k) {
                   const size_t pi = p.index(o, a, i);
                   const int64_t diff = static_cast<int64_t>(x[k]) - p.zero_point(pi);

@@ -1,0 +1,63 @@
+// Internal to the quantize*.cpp files: the loops of quantize.hpp, written once and
+// compiled in each ISA's file with its flags (and -fno-trapping-math, without which GCC
+// keeps the selects below as branches and vectorizes nothing). Internal linkage on
+// purpose, as in gemm_tile.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace infer::cpu::simd::quantize_detail {
+namespace {
+
+inline float min_f(float a, float b) { return b < a ? b : a; }
+inline float max_f(float a, float b) { return a < b ? b : a; }
+
+// x / scale is first held to [-512, 512] (which cannot change the saturated result, zp
+// being in [-128, 255]; a NaN becomes -512 here, and is mapped to zp below), where adding
+// and subtracting 1.5 * 2^23 rounds half to even exactly.
+template <typename Q>
+void quantize(const float* x, size_t n, float scale, int32_t zp, Q* y) {
+  const float z = static_cast<float>(zp);
+  const float lo = static_cast<float>(std::numeric_limits<Q>::min());
+  const float hi = static_cast<float>(std::numeric_limits<Q>::max());
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  for (size_t i = 0; i < n; ++i) {
+    const float q = x[i] / scale;
+    const float v = min_f(512.0f, max_f(-512.0f, q));
+    const float r = (v + kMagic) - kMagic + z;
+    const float s = q == q ? min_f(hi, max_f(lo, r)) : z;
+    y[i] = static_cast<Q>(static_cast<int32_t>(s));
+  }
+}
+
+template <typename Q>
+void dequantize(const Q* x, size_t n, float scale, int32_t zp, float* y) {
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zp) * scale;
+}
+
+inline void range_with_zero(const float* x, size_t n, float* lo, float* hi) {
+  constexpr size_t kLanes = 16;
+  float l[kLanes] = {}, h[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (size_t j = 0; j < kLanes; ++j) {
+      l[j] = min_f(l[j], x[i + j]);  // b < a ? b : a: a NaN x leaves the lane as it is
+      h[j] = x[i + j] > h[j] ? x[i + j] : h[j];
+    }
+  for (; i < n; ++i) {
+    l[0] = min_f(l[0], x[i]);
+    h[0] = x[i] > h[0] ? x[i] : h[0];
+  }
+  float a = 0.0f, b = 0.0f;
+  for (size_t j = 0; j < kLanes; ++j) {
+    a = min_f(a, l[j]);
+    b = max_f(b, h[j]);
+  }
+  *lo = a;
+  *hi = b;
+}
+
+}  // namespace
+}  // namespace infer::cpu::simd::quantize_detail
