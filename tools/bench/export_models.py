@@ -1,20 +1,22 @@
 #!/usr/bin/python3
 """Exports the benchmark models and their inputs into a cache folder.
 
-    /usr/bin/python3 tools/bench/export_models.py [--out build/bench_cache]
+    /usr/bin/python3 tools/bench/export_models.py [--out build/bench_cache] [--build-dir build]
 
 Writes <out>/<name>/model.onnx and one <input>.npy per input for every model in MODELS,
 and <out>/manifest.json: per model the files, the input names, the batch, a description
 and the FLOPs (2 x the multiply-accumulates of Conv/Gemm/MatMul, see flops.py). Weights
 and inputs are random from fixed seeds (nothing is downloaded), every model is exported
 with opset 17 and static shapes (batch 1 and batch 32 of ResNet-50 are two files with the
-same weights), so both engines see exactly the same graph.
+same weights), so both engines see exactly the same graph. resnet50_int8_b1 is not
+exported but derived: resnet50_b1's file statically quantized into QDQ form by
+quantize_qdq.py, calibrated with BUILD/bin/infer-run (--build-dir) on synthetic images.
 
 The export is skipped when <out>/stamp.txt holds the hash of this script, flops.py,
-tools/models/torch_models.py (whose BERT layer and BatchNorm calibration it reuses) and
-the versions of torch, torchvision, onnx and numpy. Needs Debian's python3-torch,
-python3-torchvision, python3-onnx and python3-numpy. Exit status 0 on success, 1 with one
-line on stderr on failure.
+quantize_qdq.py, tools/models/torch_models.py (whose BERT layer and BatchNorm calibration
+it reuses) and the versions of torch, torchvision, onnx and numpy. Needs Debian's
+python3-torch, python3-torchvision, python3-onnx and python3-numpy. Exit status 0 on
+success, 1 with one line on stderr on failure.
 """
 
 import argparse
@@ -25,6 +27,7 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import warnings
@@ -35,14 +38,15 @@ TORCH_MODELS_DIR = os.path.join(REPO, "tools", "models")
 REQUIRED = [("numpy", "python3-numpy"), ("onnx", "python3-onnx"), ("torch", "python3-torch"),
             ("torchvision", "python3-torchvision")]
 STAMPED_FILES = [os.path.join(HERE, "export_models.py"), os.path.join(HERE, "flops.py"),
-                 os.path.join(TORCH_MODELS_DIR, "torch_models.py")]
+                 os.path.join(HERE, "quantize_qdq.py"), os.path.join(TORCH_MODELS_DIR, "torch_models.py")]
 OPSET = 17
 
-# The models, in export order (EXPORTERS below says how each is made). Listed here so
-# that an up-to-date cache is recognised without importing torch.
+# The models, in export order (EXPORTERS below says how each is made; DERIVED models are
+# made from an earlier one's files). Listed here so that an up-to-date cache is recognised
+# without importing torch.
 MODELS = [
-    "resnet50_b1", "resnet50_b32", "mobilenet_v2_b1", "bert_base_b1", "mlp_b1", "mlp_b256",
-    "call_overhead", "vad_b1",
+    "resnet50_b1", "resnet50_int8_b1", "resnet50_b32", "mobilenet_v2_b1", "bert_base_b1", "mlp_b1",
+    "mlp_b256", "call_overhead", "vad_b1",
 ]
 
 
@@ -267,10 +271,63 @@ def export_one(out, name):
             "quick": quick}
 
 
+# name -> (source model, number of synthetic calibration images, their seed, run by
+# run_bench.py --quick). The source's model.onnx is quantized by quantize_qdq.py; the
+# calibration images are standard normal like the source's input (seed fixed, kept in the
+# folder as calibration_<i>.npy), and the source's own input, copied, is the benchmark input
+# and the held-out input of quantize_qdq.py's accuracy report.
+DERIVED = {
+    "resnet50_int8_b1": ("resnet50_b1", 4, 53, True),
+}
+
+
+def derive_quantized(out, name, manifest, build_dir):
+    import numpy as np
+    import onnx
+    import flops
+    source, count, seed, quick = DERIVED[name]
+    infer_run = os.path.join(build_dir, "bin", "infer-run")
+    if not os.path.isfile(infer_run):
+        raise RuntimeError(f"{infer_run} is missing (it calibrates the quantization): build it or pass --build-dir")
+    entry = manifest["models"][source]
+    if len(entry["inputs"]) != 1:
+        raise RuntimeError(f"{source} has {len(entry['inputs'])} inputs; quantize_qdq.py feeds one")
+    (input_name, input_file), = entry["inputs"].items()
+    folder = os.path.join(out, name)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+    os.makedirs(folder)
+    held_out = os.path.join(folder, os.path.basename(input_file))
+    shutil.copyfile(os.path.join(out, input_file), held_out)
+    shape = np.load(held_out).shape
+    rng = np.random.default_rng(seed)
+    calibration = []
+    for i in range(count):
+        path = os.path.join(folder, f"calibration_{i}.npy")
+        np.save(path, rng.standard_normal(shape).astype(np.float32))
+        calibration.append(path)
+    model = os.path.join(folder, "model.onnx")
+    proc = subprocess.run([sys.executable, os.path.join(HERE, "quantize_qdq.py"), os.path.join(out, entry["model"]),
+                           model, "--infer-run", infer_run, "--calibration", ",".join(calibration),
+                           "--held-out", held_out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError((proc.stderr.strip().splitlines() or [f"quantize_qdq.py exit {proc.returncode}"])[-1])
+    total, per_op = flops.model_flops(onnx.load(model))
+    description = (f"{source} statically quantized in QDQ form by quantize_qdq.py (uint8 per-tensor "
+                   f"activations, int8 per-channel weights, int32 bias; MinMax calibration on {count} "
+                   f"standard-normal images, seed {seed}): {entry['description']}")
+    return {"model": f"{name}/model.onnx", "inputs": {input_name: f"{name}/{os.path.basename(input_file)}"},
+            "outputs": entry["outputs"], "batch": entry["batch"], "flops": total, "flops_by_op": per_op,
+            "description": description, "quick": quick,
+            "calibration": [f"{name}/{os.path.basename(p)}" for p in calibration]}, proc.stdout
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=os.path.join("build", "bench_cache"),
                         help="cache folder (created if missing; default build/bench_cache)")
+    parser.add_argument("--build-dir", default="build",
+                        help="the infer build whose bin/infer-run calibrates resnet50_int8_b1 (default build)")
     parser.add_argument("--force", action="store_true", help="export even when the stamp matches")
     args = parser.parse_args()
 
@@ -300,10 +357,17 @@ def main():
     started = time.monotonic()
     for name in MODELS:
         t0 = time.monotonic()
+        report = ""
         try:
-            manifest["models"][name] = export_one(out, name)
+            if name in DERIVED:
+                manifest["models"][name], report = derive_quantized(out, name, manifest,
+                                                                    os.path.abspath(args.build_dir))
+            else:
+                manifest["models"][name] = export_one(out, name)
         except Exception as error:  # name the model; a traceback helps no one here
             fail(f"exporting {name}: {type(error).__name__}: {error}")
+        for line in report.splitlines():
+            print(f"export_models.py: {name}: {line.strip()}", flush=True)
         flops = manifest["models"][name]["flops"]
         work = f"{flops / 1e9:.3f} GFLOP" if flops is not None else "FLOPs not counted"
         print(f"export_models.py: {name}: {work}, {time.monotonic() - t0:.1f} s", flush=True)
