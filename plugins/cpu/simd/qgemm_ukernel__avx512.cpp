@@ -304,6 +304,28 @@ __attribute__((noinline)) void finish_narrow(const __m256i* acc, const QTileJob&
   }
 }
 
+// One K group of the narrow tile into acc[P * NC]. A function rather than a lambda: clang
+// does not give a lambda its enclosing function's target attribute.
+template <int P, int NC>
+__attribute__((target("avx512vnni"), always_inline)) inline void narrow_step(__m256i* acc,
+                                                                             const int8_t* ag,
+                                                                             const uint8_t* bg,
+                                                                             int64_t as) {
+  __m256i bc[NC];
+#pragma GCC unroll 4
+  for (int j = 0; j < NC; ++j) {
+    int32_t v;
+    std::memcpy(&v, bg + 4 * j, 4);
+    bc[j] = _mm256_set1_epi32(v);
+  }
+#pragma GCC unroll 4
+  for (int p = 0; p < P; ++p) {
+    const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ag + p * as));
+#pragma GCC unroll 4
+    for (int j = 0; j < NC; ++j) acc[p * NC + j] = _mm256_dpbusd_epi32(acc[p * NC + j], bc[j], av);
+  }
+}
+
 // The narrow tile: P panels (8 rows each, a_stride bytes apart) x NC <= 4 columns, the
 // rows along ymm vectors (one 32-byte load per panel and group) and each column's 4
 // bytes of B broadcast: vpdpbusd's unsigned operand is then the broadcast.
@@ -317,29 +339,13 @@ __attribute__((target("avx512vnni"))) void narrow_vnni(const QTileJob& t) {
   const int8_t* a = t.a;
   const uint8_t* b = t.b;
   const int64_t as = t.a_stride;
-  auto step = [&](int set, const int8_t* ag, const uint8_t* bg) {
-    __m256i bc[NC];
-#pragma GCC unroll 4
-    for (int j = 0; j < NC; ++j) {
-      int32_t v;
-      std::memcpy(&v, bg + 4 * j, 4);
-      bc[j] = _mm256_set1_epi32(v);
-    }
-#pragma GCC unroll 4
-    for (int p = 0; p < P; ++p) {
-      const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ag + p * as));
-#pragma GCC unroll 4
-      for (int j = 0; j < NC; ++j)
-        acc[set * kAcc + p * NC + j] = _mm256_dpbusd_epi32(acc[set * kAcc + p * NC + j], bc[j], av);
-    }
-  };
   int64_t g = 0;
   if constexpr (kSets == 2)
     for (; g + 2 <= t.kg; g += 2, a += 2 * kMr * 4, b += 2 * kNrVnni * 4) {
-      step(0, a, b);
-      step(1, a + kMr * 4, b + kNrVnni * 4);
+      narrow_step<P, NC>(acc, a, b, as);
+      narrow_step<P, NC>(acc + kAcc, a + kMr * 4, b + kNrVnni * 4, as);
     }
-  for (; g < t.kg; ++g, a += kMr * 4, b += kNrVnni * 4) step(0, a, b);
+  for (; g < t.kg; ++g, a += kMr * 4, b += kNrVnni * 4) narrow_step<P, NC>(acc, a, b, as);
   alignas(32) __m256i sums[kAcc];
 #pragma GCC unroll 16
   for (int i = 0; i < kAcc; ++i)
