@@ -21,7 +21,6 @@ namespace {
 constexpr infer_dtype kU8 = INFER_DTYPE_UINT8;
 constexpr infer_dtype kI8 = INFER_DTYPE_INT8;
 constexpr infer_dtype kI32 = INFER_DTYPE_INT32;
-constexpr infer_dtype kF32 = INFER_DTYPE_FLOAT32;
 
 // An 8-bit tensor's values as int32, with its dtype.
 struct Q8 {
