@@ -77,20 +77,16 @@ QActivations as_uint8(const Tensor& t) {
   return q;
 }
 
-template <>
-void quantize_8bit<uint8_t>(const float* x, size_t n, float scale, int32_t zp, uint8_t* y) {
+void quantize_8bit(const float* x, size_t n, float scale, int32_t zp, uint8_t* y) {
   simd::quantize_u8(kernel_isa(), x, n, scale, zp, y);
 }
-template <>
-void quantize_8bit<int8_t>(const float* x, size_t n, float scale, int32_t zp, int8_t* y) {
+void quantize_8bit(const float* x, size_t n, float scale, int32_t zp, int8_t* y) {
   simd::quantize_s8(kernel_isa(), x, n, scale, zp, y);
 }
-template <>
-void dequantize_8bit<uint8_t>(const uint8_t* x, size_t n, float scale, int32_t zp, float* y) {
+void dequantize_8bit(const uint8_t* x, size_t n, float scale, int32_t zp, float* y) {
   simd::dequantize_u8(kernel_isa(), x, n, scale, zp, y);
 }
-template <>
-void dequantize_8bit<int8_t>(const int8_t* x, size_t n, float scale, int32_t zp, float* y) {
+void dequantize_8bit(const int8_t* x, size_t n, float scale, int32_t zp, float* y) {
   simd::dequantize_s8(kernel_isa(), x, n, scale, zp, y);
 }
 

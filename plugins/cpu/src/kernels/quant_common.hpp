@@ -43,18 +43,10 @@ inline Q saturate_round(F v, int32_t zero_point) {
 
 // Per-tensor 8-bit (de)quantization of float32 runs on the SIMD library (simd/quantize.hpp),
 // bit-identical to saturate_round<Q>(x / scale, zp) and float(x - zp) * scale.
-template <typename Q>
-void quantize_8bit(const float* x, size_t n, float scale, int32_t zp, Q* y);
-template <>
-void quantize_8bit<uint8_t>(const float* x, size_t n, float scale, int32_t zp, uint8_t* y);
-template <>
-void quantize_8bit<int8_t>(const float* x, size_t n, float scale, int32_t zp, int8_t* y);
-template <typename Q>
-void dequantize_8bit(const Q* x, size_t n, float scale, int32_t zp, float* y);
-template <>
-void dequantize_8bit<uint8_t>(const uint8_t* x, size_t n, float scale, int32_t zp, float* y);
-template <>
-void dequantize_8bit<int8_t>(const int8_t* x, size_t n, float scale, int32_t zp, float* y);
+void quantize_8bit(const float* x, size_t n, float scale, int32_t zp, uint8_t* y);
+void quantize_8bit(const float* x, size_t n, float scale, int32_t zp, int8_t* y);
+void dequantize_8bit(const uint8_t* x, size_t n, float scale, int32_t zp, float* y);
+void dequantize_8bit(const int8_t* x, size_t n, float scale, int32_t zp, float* y);
 
 // ---- qgemm's operand forms (simd/qgemm.hpp) -----------------------------------------
 

@@ -47,9 +47,8 @@ class DynamicQuantizeKernel final : public Kernel {
       CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_UINT8, X->dims));
       uint8_t* y = Y->mut<uint8_t>();
       if (scale > 0) {
-        ctx.parallel_for(n, 16384, [&](size_t b, size_t e) {
-          quantize_8bit<uint8_t>(x + b, e - b, scale, zp, y + b);
-        });
+        ctx.parallel_for(
+            n, 16384, [&](size_t b, size_t e) { quantize_8bit(x + b, e - b, scale, zp, y + b); });
       } else if (n > 0) {
         std::fill_n(y, n, uint8_t{0});
       }

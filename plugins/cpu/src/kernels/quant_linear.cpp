@@ -127,7 +127,7 @@ class QuantizeKernel final : public Kernel {
               const float scale = p.scale[0];
               const int32_t zp = p.zero_point(0);
               ctx.parallel_for(static_cast<size_t>(Y->numel()), 16384, [&](size_t b, size_t e) {
-                quantize_8bit<Q>(x + b, e - b, scale, zp, y + b);
+                quantize_8bit(x + b, e - b, scale, zp, y + b);
               });
               return Status::ok();
             }
@@ -186,7 +186,7 @@ class DequantizeKernel final : public Kernel {
                     const int32_t zp = p.zero_point(0);
                     ctx.parallel_for(static_cast<size_t>(Y->numel()), 16384,
                                      [&](size_t b, size_t e) {
-                                       dequantize_8bit<Q>(x + b, e - b, scale, zp, y + b);
+                                       dequantize_8bit(x + b, e - b, scale, zp, y + b);
                                      });
                     return Status::ok();
                   }
