@@ -20,6 +20,9 @@ struct NodeCapability {
   double est_time_us = -1;        // < 0: unknown
   int64_t est_memory_bytes = -1;  // < 0: unknown
   std::string reason;             // why not, or a note on how it runs
+  // The float type the backend computes the node's products in when narrower than the
+  // node's dtypes under the session's precision ("bfloat16"); empty otherwise.
+  std::string compute_type;
   bool supported() const { return support != Support::kNo; }
 };
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "infer/infer.hpp"
 #include "infer/status.hpp"
 
 namespace infer::config {
@@ -79,6 +80,7 @@ struct DeploymentConfig {
   std::optional<int> threads;                    // >= 1
   std::optional<int> optimization_level;         // 0..3
   std::vector<std::string> disabled_passes;      // optimizer pass names, as written
+  std::optional<Precision> precision;            // fp32 | bf16 | fp16
   std::vector<PlacementPin> placement;           // in file order
   std::vector<std::string> plugin_search_paths;  // resolved against the YAML file's folder
   std::optional<bool> strict;                    // true: no implicit cpu fallback for unclaimed nodes

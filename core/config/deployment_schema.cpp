@@ -107,6 +107,14 @@ Status read_micro_batches(const SchemaReader& reader, const Field& field, Deploy
   return Status::ok();
 }
 
+Status read_precision(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
+  INFER_ASSIGN_OR_RETURN(std::string text, reader.string(field));
+  Precision p;
+  if (!parse_precision(text, &p)) return reader.expected(field, "one of fp32, bf16, fp16");
+  config.precision = p;
+  return Status::ok();
+}
+
 Status read_trace(const SchemaReader& reader, const Field& field, DeploymentConfig& config) {
   INFER_ASSIGN_OR_RETURN(config.trace, reader.path(field));
   return Status::ok();
@@ -326,11 +334,12 @@ struct Section {
   Status (*read)(const SchemaReader&, const Field&, DeploymentConfig&);
 };
 
-constexpr std::array<Section, 16> kSections{{
+constexpr std::array<Section, 17> kSections{{
     {"model", read_model},
     {"backends", read_backends},
     {"threads", read_threads},
     {"optimization", read_optimization},
+    {"precision", read_precision},
     {"placement", read_placement},
     {"plugins", read_plugins},
     {"strict", read_strict},

@@ -45,6 +45,7 @@ Result<Capability> Device::query_capability(const infer_node_view& node) const {
   cap.support = INFER_SUPPORT_NO;
   cap.est_time_us = -1;
   cap.est_memory_bytes = -1;
+  cap.compute_dtype = INFER_DTYPE_UNDEFINED;
   INFER_RETURN_IF_ERROR(
       fail(owner_->api().query_capability(device_, &node, &cap), "query_capability"));
   cap.reason[INFER_REASON_MAX - 1] = '\0';
@@ -59,6 +60,7 @@ Result<Capability> Device::query_capability(const infer_node_view& node) const {
   out.est_time_us = cap.est_time_us;
   out.est_memory_bytes = cap.est_memory_bytes;
   out.reason = cap.reason;
+  out.compute_dtype = cap.compute_dtype;
   return out;
 }
 

@@ -35,6 +35,9 @@ struct Capability {
   double est_time_us = -1;        // < 0: unknown
   int64_t est_memory_bytes = -1;  // < 0: unknown
   std::string reason;
+  // infer_capability.compute_dtype: UNDEFINED unless the device computes the node
+  // narrower than its dtypes.
+  infer_dtype compute_dtype = INFER_DTYPE_UNDEFINED;
   bool supported() const { return support != INFER_SUPPORT_NO; }
 };
 

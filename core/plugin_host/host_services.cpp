@@ -213,7 +213,7 @@ infer_log_level to_abi_log_level(LogLevel level) {
 }
 
 HostServices::HostServices(std::string plugin_name, std::shared_ptr<tbb::task_arena> arena,
-                           OptionList options, LogSink log_sink)
+                           OptionList options, LogSink log_sink, infer_precision precision)
     : impl_(std::make_unique<Impl>()) {
   impl_->name = std::move(plugin_name);
   impl_->arena = arena ? std::move(arena) : std::make_shared<tbb::task_arena>();
@@ -240,6 +240,7 @@ HostServices::HostServices(std::string plugin_name, std::shared_ptr<tbb::task_ar
   t.host_free = svc_host_free;
   t.get_option = svc_get_option;
   t.is_cancelled = svc_is_cancelled;
+  t.compute_precision = precision;
 }
 
 HostServices::~HostServices() = default;

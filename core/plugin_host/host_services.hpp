@@ -29,8 +29,10 @@ class HostServices {
   // created. `options` are the backend's `backends.<name>.options` pairs; the first
   // entry of a key wins. `log_sink` receives every message with its level (the sink
   // filters); when empty, warnings and errors go to stderr.
+  // `precision` is the session's compute_precision handed to the plugin.
   HostServices(std::string plugin_name, std::shared_ptr<tbb::task_arena> arena,
-               OptionList options = {}, LogSink log_sink = {});
+               OptionList options = {}, LogSink log_sink = {},
+               infer_precision precision = INFER_PRECISION_FP32);
   ~HostServices();
   HostServices(const HostServices&) = delete;
   HostServices& operator=(const HostServices&) = delete;

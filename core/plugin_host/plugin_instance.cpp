@@ -29,7 +29,8 @@ Result<std::shared_ptr<PluginInstance>> PluginInstance::create(
     const std::string& name = self->library_->name();
     const std::string ctx = "plugin '" + name + "'";
     self->services_ = std::make_unique<HostServices>(
-        name, std::move(options.arena), std::move(options.options), std::move(options.log_sink));
+        name, std::move(options.arena), std::move(options.options), std::move(options.log_sink),
+        options.precision);
     const infer_plugin_api& api = self->api();
 
     infer_plugin* plugin = nullptr;

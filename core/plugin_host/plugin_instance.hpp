@@ -22,6 +22,8 @@ struct InstanceOptions {
   OptionList options;
   // Receives the plugin's log lines prefixed with its name (the sink filters levels).
   LogSink log_sink;
+  // The session's compute precision (infer_host_services.compute_precision).
+  infer_precision precision = INFER_PRECISION_FP32;
 };
 
 // Always held by shared_ptr: every Device, Buffer, Stream, Event and Executable keeps

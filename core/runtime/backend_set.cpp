@@ -50,6 +50,7 @@ Result<std::vector<Backend>> open_backends(const std::vector<std::string>& order
     instance_options.arena = arena;
     instance_options.options = options_for(options, name);
     instance_options.log_sink = log.as_sink();
+    instance_options.precision = static_cast<infer_precision>(options.precision);
     Result<std::shared_ptr<host::PluginInstance>> instance =
         host::PluginInstance::create(*library, instance_options);
     if (!instance.is_ok()) return instance.status().with_context("backend '" + name + "'");

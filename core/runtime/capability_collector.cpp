@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "infer/dtype.hpp"
 #include "runtime/link_probe.hpp"
 
 namespace infer::runtime {
@@ -51,6 +52,8 @@ std::vector<partitioner::BackendCapabilities> collect_capabilities(
       out.est_time_us = cap->est_time_us;
       out.est_memory_bytes = cap->est_memory_bytes;
       out.reason = without_own_prefix(cap->reason, b.name);
+      if (cap->compute_dtype != INFER_DTYPE_UNDEFINED)
+        out.compute_type = std::string(dtype_name(static_cast<DataType>(cap->compute_dtype)));
     }
     tables.push_back(std::move(table));
   }

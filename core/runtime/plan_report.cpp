@@ -150,7 +150,15 @@ std::string PlanReport::to_text() const {
     out += "precision changes (no backend runs these nodes at their own precision):\n";
     for (const std::string& p : precision) out += "  " + p + "\n";
   }
+  if (requested_precision != Precision::kFp32) {
+    out += std::string("compute precision ") + precision_name(requested_precision) + ": " +
+           std::to_string(reduced_precision.size()) + " node" +
+           (reduced_precision.size() == 1 ? "" : "s") +
+           " computed narrower than float32, the others in float32\n";
+    for (const std::string& p : reduced_precision) out += "  " + p + "\n";
+  }
   return out;
 }
+
 
 }  // namespace infer

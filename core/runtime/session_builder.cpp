@@ -162,6 +162,16 @@ Result<std::unique_ptr<Session>> build(const std::string& model_path,
   parts.report.optimizer_ms = optimizer_ms;
   parts.report.decomposed = std::move(*decomposed);
   parts.report.precision = std::move(*widened);
+  parts.report.requested_precision = options.precision;
+  for (size_t id = 0; id < partitions.assignments.size() && id < graph.node_count(); ++id) {
+    const size_t b = partitions.assignments[id].backend;
+    if (b >= request.backends.size() || id >= request.backends[b].nodes.size()) continue;
+    const std::string& type = request.backends[b].nodes[id].compute_type;
+    if (!type.empty())
+      parts.report.reduced_precision.push_back(
+          graph.node(static_cast<ir::NodeId>(id)).describe() + ": " + type + " on " +
+          request.backends[b].name);
+  }
   for (const SkippedBackend& s : skipped)
     parts.report.unavailable_backends.push_back(s.name + ": " + s.reason);
   std::vector<bool> used(backends.size(), false);

@@ -48,6 +48,7 @@ static const c99_layout kLayouts[] = {
     LAYOUT(infer_node_view, index),
     LAYOUT(infer_graph_view, opsets),
     LAYOUT(infer_capability, reason),
+    LAYOUT(infer_capability, compute_dtype),
     LAYOUT(infer_device_props, host_addressable),
     LAYOUT(infer_tensor, quant),
     LAYOUT(infer_copy_region, size_bytes),
@@ -56,6 +57,7 @@ static const c99_layout kLayouts[] = {
     LAYOUT(infer_event_value, value),
     LAYOUT(infer_execute_args, run),
     LAYOUT(infer_host_services, is_cancelled),
+    LAYOUT(infer_host_services, compute_precision),
     LAYOUT(infer_plugin_api, prepack_constant),
 };
 

@@ -61,6 +61,7 @@ TEST(PluginApiC99, CAndCxxAgreeOnEveryStructLayout) {
       CXX_LAYOUT(infer_node_view, index),
       CXX_LAYOUT(infer_graph_view, opsets),
       CXX_LAYOUT(infer_capability, reason),
+      CXX_LAYOUT(infer_capability, compute_dtype),
       CXX_LAYOUT(infer_device_props, host_addressable),
       CXX_LAYOUT(infer_tensor, quant),
       CXX_LAYOUT(infer_copy_region, size_bytes),
@@ -69,6 +70,7 @@ TEST(PluginApiC99, CAndCxxAgreeOnEveryStructLayout) {
       CXX_LAYOUT(infer_event_value, value),
       CXX_LAYOUT(infer_execute_args, run),
       CXX_LAYOUT(infer_host_services, is_cancelled),
+      CXX_LAYOUT(infer_host_services, compute_precision),
       CXX_LAYOUT(infer_plugin_api, prepack_constant),
   };
   ASSERT_EQ(c99_layout_count(), cxx.size());

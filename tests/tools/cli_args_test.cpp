@@ -79,7 +79,7 @@ TEST(CommandLine, HelpDocumentsEveryFlag) {
   EXPECT_EQ(p.exit_code, 0);
   for (const char* flag : {"MODEL", "--config", "--backends", "--threads", "--input", "--shape", "--output-dir",
                            "--benchmark", "--warmup", "--iterations", "--json", "--explain", "--strict",
-                           "--plugin-dir", "--opt-level", "--disable-pass", "--verbose", "--dump-graph", "outputs.json",
+                           "--plugin-dir", "--opt-level", "--precision", "--compare-precision", "--disable-pass", "--verbose", "--dump-graph", "outputs.json",
                            "infer-run: error:"}) {
     EXPECT_NE(p.stdout_text.find(flag), std::string::npos) << flag;
   }
@@ -123,6 +123,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadUsage{{"m.onnx", "--benchmark", "--iterations", "0"}, "--iterations"},
         BadUsage{{"m.onnx", "--threads", "-1"}, "--threads"}, BadUsage{{"m.onnx", "--threads", "two"}, "two"},
         BadUsage{{"m.onnx", "--opt-level", "4"}, "--opt-level"},
+        BadUsage{{"m.onnx", "--precision", "int8"}, "--precision must be fp32, bf16 or fp16, got 'int8'"},
         BadUsage{{"m.onnx", "--dump-graph", ""}, "--dump-graph: the file name is empty"},
         BadUsage{{"m.onnx", "--dump-graph"}, "--dump-graph"},
         BadUsage{{"m.onnx", "--shape", "image=1xqx8"}, "--shape 'image=1xqx8': dim 1 'q'"},

@@ -120,6 +120,39 @@ TEST(RunPlan, FlagsOverrideTheFile) {
   EXPECT_EQ(plan->warmup, 5);
 }
 
+TEST(RunPlan, PrecisionFlagOverridesTheFile) {
+  config::DeploymentConfig config = load("model: m.onnx\nprecision: fp16\n");
+  CliArgs args;
+  Result<RunPlan> plan = make_run_plan(args, &config);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan->session.precision, Precision::kFp16);
+  args.precision = Precision::kBf16;
+  plan = make_run_plan(args, &config);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan->session.precision, Precision::kBf16);
+  // Without either, fp32.
+  CliArgs bare;
+  bare.model = "m.onnx";
+  plan = make_run_plan(bare, nullptr);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan->session.precision, Precision::kFp32);
+}
+
+TEST(RunPlan, ComparePrecisionNeedsAReducedPrecision) {
+  CliArgs args;
+  args.model = "m.onnx";
+  args.compare_precision = true;
+  Result<RunPlan> plan = make_run_plan(args, nullptr);
+  ASSERT_FALSE(plan.is_ok());
+  EXPECT_NE(plan.status().message().find("--compare-precision compares a reduced-precision run"),
+            std::string::npos)
+      << plan.status().message();
+  args.precision = Precision::kBf16;
+  plan = make_run_plan(args, nullptr);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_TRUE(plan->compare_precision);
+}
+
 TEST(RunPlan, StrictFlagTurnsStrictOn) {
   const config::DeploymentConfig config = load("model: m.onnx\nstrict: false\n");
   CliArgs args;

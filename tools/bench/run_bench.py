@@ -40,6 +40,7 @@ ORT_VERSION = "1.30.0"
 SETTINGS = {
     "resnet50_b1": ((3, 10, 5), (2, 5, 3)),
     "resnet50_int8_b1": ((3, 10, 5), (2, 5, 3)),
+    "resnet50_bf16_b1": ((3, 10, 5), (2, 5, 3)),
     "resnet50_b32": ((1, 3, 3), None),
     "mobilenet_v2_b1": ((5, 30, 5), (3, 10, 3)),
     "bert_base_b1": ((2, 8, 5), (1, 3, 3)),
@@ -48,6 +49,20 @@ SETTINGS = {
     "call_overhead": ((100, 2000, 5), (50, 500, 3)),
     "vad_b1": ((100, 2000, 5), (50, 500, 3)),
 }
+
+# Rows that run another row's model with extra infer-run flags; ORT runs the model as it
+# is (float32: onnxruntime-node has no bf16 CPU arithmetic), so a row's ratio over the
+# base row's ratio is infer's own bf16 / fp32 speed, both measured in the same run.
+VARIANTS = {
+    "resnet50_bf16_b1": ("resnet50_b1", ["--precision", "bf16"]),
+}
+
+
+def model_entry(manifest, name):
+    if name in VARIANTS:
+        base, flags = VARIANTS[name]
+        return dict(manifest["models"][base], infer_args=flags)
+    return manifest["models"][name]
 
 
 def fail(message):
@@ -178,6 +193,11 @@ def physical_cores():
     return len(pairs) or None
 
 
+# The BF16 / INT8 dot-product peaks ({kind, isa, threads, gops}) infer-bench-peak measured
+# where the CPU has them: shown next to the FP32 peak, never used for % of peak.
+REDUCED_PEAKS = []
+
+
 def measure_peak(cache, build_dir, remeasure):
     """The FMA peak results ({isa, threads, gflops} list). infer-bench-peak runs once per
     harness run (a few seconds) and every figure is merged with <cache>/peak.json by
@@ -186,29 +206,39 @@ def measure_peak(cache, build_dir, remeasure):
     forgets the cached figures."""
     path = os.path.join(cache, "peak.json")
     binary = os.path.join(build_dir, "bin", "infer-bench-peak")
-    cached = []
+    cached, cached_reduced = [], []
     if not remeasure:
         try:
             with open(path) as f:
                 data = json.load(f)
             if data.get("cpu") == cpu_model() and data.get("nproc") == os.cpu_count():
                 cached = data["results"]
+                cached_reduced = data.get("reduced", [])
         except (OSError, ValueError, KeyError):
             pass
+    REDUCED_PEAKS[:] = cached_reduced
     if not os.path.isfile(binary):
         log(f"{binary} is missing (ninja -C {build_dir} infer-bench-peak)"
             + ("; using the cached peak" if cached else ": no % of peak"))
         return cached or None
     log("measuring the FMA peak (infer-bench-peak) ...")
-    fresh = run_json([binary, "--json"], "infer-bench-peak")["results"]
+    measured = run_json([binary, "--json"], "infer-bench-peak")
+    fresh = measured["results"]
     best = {(r["isa"], r["threads"]): r for r in cached}
     for r in fresh:
         key = (r["isa"], r["threads"])
         if key not in best or r["gflops"] > best[key]["gflops"]:
             best[key] = r
     results = list(best.values())
+    best_reduced = {(r["isa"], r["threads"]): r for r in cached_reduced}
+    for r in measured.get("reduced", []):
+        key = (r["isa"], r["threads"])
+        if key not in best_reduced or r["gops"] > best_reduced[key]["gops"]:
+            best_reduced[key] = r
+    REDUCED_PEAKS[:] = list(best_reduced.values())
     with open(path, "w") as f:
-        json.dump({"cpu": cpu_model(), "nproc": os.cpu_count(), "results": results}, f, indent=1)
+        json.dump({"cpu": cpu_model(), "nproc": os.cpu_count(), "results": results, "reduced": REDUCED_PEAKS},
+                  f, indent=1)
     return results
 
 
@@ -217,6 +247,7 @@ def measure_peak(cache, build_dir, remeasure):
 def infer_round(args, cache, entry, threads, warmup, iterations, output_dir):
     cmd = [args.infer_run, os.path.join(cache, entry["model"]), "--benchmark", "--json", "--threads", str(threads),
            "--warmup", str(warmup), "--iterations", str(iterations), "--plugin-dir", args.plugin_dir]
+    cmd += entry.get("infer_args", [])
     for name, file in entry["inputs"].items():
         cmd += ["--input", f"{name}={os.path.join(cache, file)}"]
     if output_dir:
@@ -332,6 +363,10 @@ def machine_lines(peak_results, threads):
         lines.append(f"FP32 FMA peak (infer-bench-peak, GFLOP/s): {parts}; % of peak below is against "
                      f"{bench_table.peak_for_threads(peak_results, threads, physical_cores()):.0f} GFLOP/s ({threads} threads: "
                      "the best of the measured figure and the 1-thread one x threads, up to the physical cores)")
+    if REDUCED_PEAKS:
+        parts = ", ".join(f"{r['kind']} ({r['isa']}) {r['threads']}t {r['gops']:.0f}"
+                          for r in sorted(REDUCED_PEAKS, key=lambda r: (r["kind"], r["threads"])))
+        lines.append(f"Reduced-precision dot peaks (infer-bench-peak, G ops/s, a multiply-add = 2): {parts}")
     return lines
 
 
@@ -506,7 +541,8 @@ def main():
 
     results = []
     for name in names:
-        results.append(bench_model(args, cache, name, manifest["models"][name], args.threads, settings_of(name), True))
+        results.append(bench_model(args, cache, name, model_entry(manifest, name), args.threads, settings_of(name),
+                                   True))
     scaling = None
     if args.threads_scaling:
         name = "resnet50_b1"

@@ -72,6 +72,7 @@ struct Parser {
   int warmup = 5;
   int iterations = 50;
   int opt_level = kDefaultOptLevel;
+  std::string precision;
   std::string dump_graph;
   int micro_batches = 1;
   std::string trace;
@@ -84,6 +85,7 @@ struct Parser {
   CLI::Option* warmup_opt = nullptr;
   CLI::Option* iterations_opt = nullptr;
   CLI::Option* opt_level_opt = nullptr;
+  CLI::Option* precision_opt = nullptr;
   CLI::Option* dump_graph_opt = nullptr;
   CLI::Option* micro_batches_opt = nullptr;
   CLI::Option* trace_opt = nullptr;
@@ -135,6 +137,12 @@ struct Parser {
                                    "Graph optimization level: 0 none, 1 basic, 2 extended (fusion), 3 all "
                                    "(default 3)")
                         ->type_name("N");
+    precision_opt = app.add_option("--precision", precision,
+                                   "Arithmetic precision of float32 MatMul/Gemm/Conv: fp32 (default), bf16 or "
+                                   "fp16, where the backend has it (--explain lists the nodes)")
+                        ->type_name("P");
+    app.add_flag("--compare-precision", args.compare_precision,
+                 "Also run the model in fp32 and report each output's difference (with --precision)");
     app.add_option("--disable-pass", args.disabled_passes, "Disable an optimizer pass by name (repeatable)")
         ->allow_extra_args(false)
         ->type_name("NAME");
@@ -200,6 +208,12 @@ struct Parser {
     if (opt_level_opt->count() > 0) {
       if (opt_level < 0 || opt_level > 3) return invalid_argument("--opt-level must be 0..3, got " + std::to_string(opt_level));
       args.opt_level = opt_level;
+    }
+    if (precision_opt->count() > 0) {
+      Precision p;
+      if (!parse_precision(precision, &p))
+        return invalid_argument("--precision must be fp32, bf16 or fp16, got '" + precision + "'");
+      args.precision = p;
     }
     if (dump_graph_opt->count() > 0) {
       if (dump_graph.empty()) return invalid_argument("--dump-graph: the file name is empty");

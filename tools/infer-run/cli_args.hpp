@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "infer/infer.hpp"
 #include "named_arg.hpp"
 
 namespace infer::cli {
@@ -28,6 +29,8 @@ struct CliArgs {
   bool verbose = false;
   std::vector<std::string> plugin_dirs;
   std::optional<int> opt_level;
+  std::optional<Precision> precision;  // --precision
+  bool compare_precision = false;      // --compare-precision
   std::vector<std::string> disabled_passes;
   std::optional<std::string> dump_graph;  // --dump-graph FILE.onnx
   std::optional<int> micro_batches;       // --micro-batches N

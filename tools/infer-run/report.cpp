@@ -166,6 +166,12 @@ void write_plan(JsonWriter& json, const PlanReport& plan) {
   for (const std::string& p : plan.precision) json.value(p);
   json.end_array();
   json.end_object();
+  json.key("compute_precision").begin_object()
+      .key("requested").value(precision_name(plan.requested_precision))
+      .key("reduced_nodes").begin_array();
+  for (const std::string& n : plan.reduced_precision) json.value(n);
+  json.end_array();
+  json.end_object();
   json.key("unavailable_backends").begin_array();
   for (const std::string& b : plan.unavailable_backends) json.value(b);
   json.end_array();
@@ -273,6 +279,41 @@ std::string render_run_stats(const RunStats& stats) {
   return "per run: " + std::to_string(stats.copies) + " copies, " + std::to_string(stats.copy_bytes) + " bytes";
 }
 
+RunReport::PrecisionComparison compare_with_reference(const std::string& name, const HostArray& value,
+                                                      const HostArray& reference) {
+  RunReport::PrecisionComparison c;
+  c.name = name;
+  if (value.dtype != reference.dtype || value.shape != reference.shape) {
+    c.problem = "the fp32 run gave " + std::string(dtype_name(reference.dtype)) + " " +
+                shape_to_string(reference.shape) + ", this run " + std::string(dtype_name(value.dtype)) + " " +
+                shape_to_string(value.shape);
+    return c;
+  }
+  const int64_t count = element_count(value.shape).value_or(0);
+  if (count > 0 && !element_as_double(value, 0).has_value()) {
+    c.problem = "not numeric (" + std::string(dtype_name(value.dtype)) + ")";
+    return c;
+  }
+  double sum_abs = 0, dot = 0, na = 0, nb = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const double a = element_as_double(value, i).value_or(0), b = element_as_double(reference, i).value_or(0);
+    const double d = std::fabs(a - b);
+    if (!(d <= c.max_abs_diff)) c.max_abs_diff = d;  // NaN propagates
+    sum_abs += d;
+    dot += a * b;
+    na += a * a;
+    nb += b * b;
+  }
+  c.count = count;
+  c.mean_abs_diff = count > 0 ? sum_abs / static_cast<double>(count) : 0;
+  if (na > 0 && nb > 0) {
+    c.cosine = dot / (std::sqrt(na) * std::sqrt(nb));
+  } else {
+    c.cosine = na == nb ? 1.0 : 0.0;
+  }
+  return c;
+}
+
 std::string render_text(const RunReport& report) {
   std::ostringstream out;
   out << "model: " << report.model << "\n";
@@ -305,6 +346,17 @@ std::string render_text(const RunReport& report) {
     out << "run: " << format_ms(report.run_ms) << " ms\n";
   }
   if (report.run_stats) out << render_run_stats(*report.run_stats) << "\n";
+  for (const RunReport::PrecisionComparison& c : report.comparisons) {
+    out << "output " << c.name << " (" << precision_name(report.precision) << ") vs fp32: ";
+    if (!c.problem.empty()) {
+      out << "not compared: " << c.problem << "\n";
+      continue;
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "max abs diff %.3g, mean abs diff %.3g, cosine %.6f (%lld values)\n",
+                  c.max_abs_diff, c.mean_abs_diff, c.cosine, static_cast<long long>(c.count));
+    out << line;
+  }
   return out.str();
 }
 
@@ -376,6 +428,25 @@ std::string render_json(const RunReport& report) {
         .key("copy_bytes").value(report.run_stats->copy_bytes)
         .key("wall_ms").value(report.run_stats->wall_ms)
         .end_object();
+  }
+  if (!report.comparisons.empty()) {
+    json.key("precision_comparison").begin_object()
+        .key("precision").value(precision_name(report.precision))
+        .key("reference").value("fp32")
+        .key("outputs").begin_array();
+    for (const RunReport::PrecisionComparison& c : report.comparisons) {
+      json.begin_object().key("name").value(c.name);
+      if (!c.problem.empty()) {
+        json.key("problem").value(c.problem);
+      } else {
+        json.key("count").value(c.count)
+            .key("max_abs_diff").value(c.max_abs_diff)
+            .key("mean_abs_diff").value(c.mean_abs_diff)
+            .key("cosine").value(c.cosine);
+      }
+      json.end_object();
+    }
+    json.end_array().end_object();
   }
   json.end_object();
   return json.str() + "\n";

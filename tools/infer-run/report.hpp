@@ -43,7 +43,22 @@ struct RunReport {
   const PlanReport* plan = nullptr;    // set with --explain
   std::optional<BenchmarkReport> benchmark;
   std::optional<double> peak_rss_mb;
+  // --compare-precision: each output against the same output of a float32 run.
+  struct PrecisionComparison {
+    std::string name;
+    int64_t count = 0;          // values compared
+    double max_abs_diff = 0;
+    double mean_abs_diff = 0;
+    double cosine = 1;          // cosine similarity (1 when both are all zeros)
+    std::string problem;        // set when the two cannot be compared (then no figures)
+  };
+  Precision precision = Precision::kFp32;  // the session's precision
+  std::vector<PrecisionComparison> comparisons;
 };
+
+// Compares output `name` of a reduced-precision run with the float32 run's value.
+RunReport::PrecisionComparison compare_with_reference(const std::string& name, const HostArray& value,
+                                                      const HostArray& reference);
 
 // Indices and values of the k largest values of `row` (ties: lower index first), in
 // descending order. NaN values rank below every number.

@@ -126,6 +126,11 @@ Result<RunPlan> make_run_plan(const CliArgs& args, const config::DeploymentConfi
     // --help and the behaviour cannot drift apart.
     session.optimization_level = kDefaultOptLevel;
   }
+  if (args.precision) {
+    session.precision = *args.precision;
+  } else if (config != nullptr && config->precision) {
+    session.precision = *config->precision;
+  }
   session.dump_graph_path = args.dump_graph.value_or("");
   if (args.micro_batches) {
     session.micro_batches = *args.micro_batches;
@@ -166,6 +171,11 @@ Result<RunPlan> make_run_plan(const CliArgs& args, const config::DeploymentConfi
   plan.iterations = args.iterations.value_or(50);
   plan.json = args.json;
   plan.explain = args.explain;
+  plan.compare_precision = args.compare_precision;
+  if (plan.compare_precision && plan.session.precision == Precision::kFp32)
+    return invalid_argument(
+        "--compare-precision compares a reduced-precision run with an fp32 one: give --precision bf16 or "
+        "fp16 (or precision: in the deployment file)");
   plan.verbose = args.verbose;
   return plan;
 }

@@ -34,6 +34,7 @@ struct RunPlan {
   int iterations = 50;
   bool json = false;
   bool explain = false;
+  bool compare_precision = false;  // also run in fp32 and compare the outputs
   bool verbose = false;
 };
 

@@ -165,6 +165,26 @@ Status execute(const RunPlan& plan_in, std::ostream& out, std::ostream& err, Log
   logs.flush(err);
 
   for (const NamedTensor& output : outputs) report.outputs.push_back(OutputReport{output.name, to_host_array(output.tensor), ""});
+  report.precision = plan.session.precision;
+  if (plan.compare_precision) {
+    // The same inputs through a float32 session (no trace, no graph dump of its own).
+    SessionOptions reference = plan.session;
+    reference.precision = Precision::kFp32;
+    reference.trace_path.clear();
+    reference.dump_graph_path.clear();
+    Result<std::unique_ptr<Session>> fp32 = Session::create(plan.model_path, reference);
+    if (!fp32.is_ok()) return fp32.status().with_context("--compare-precision: the fp32 session");
+    Result<std::vector<NamedTensor>> expected = (*fp32)->run(feed.tensors);
+    if (!expected.is_ok()) return expected.status().with_context("--compare-precision: the fp32 run");
+    logs.flush(err);
+    for (const OutputReport& output : report.outputs) {
+      const NamedTensor* ref = nullptr;
+      for (const NamedTensor& e : *expected)
+        if (e.name == output.name) ref = &e;
+      if (ref == nullptr) continue;  // every session of one model has the same outputs
+      report.comparisons.push_back(compare_with_reference(output.name, output.value, to_host_array(ref->tensor)));
+    }
+  }
   if (!plan.output_dir.empty()) INFER_RETURN_IF_ERROR(write_outputs(plan.output_dir, report.outputs));
   report.peak_rss_mb = peak_rss_mb();
 

@@ -134,10 +134,10 @@ class PySession {
     }
     if (!precision.is_none()) {
       const std::string p = precision.cast<std::string>();
-      if (p != "fp32" && p != "float32")
-        raise_error("precision '" + p +
-                    "': this build computes in fp32 only (float16/bfloat16 models run as "
-                    "stored); give None or 'fp32'");
+      Precision parsed;
+      if (!parse_precision(p, &parsed))
+        raise_error("precision '" + p + "': expected None, 'fp32', 'bf16' or 'fp16'");
+      args.precision = parsed;
     }
     if (!plugin_dirs.is_none())
       for (const py::handle& d : plugin_dirs) args.plugin_dirs.push_back(path_text(d));

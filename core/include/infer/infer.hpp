@@ -94,6 +94,40 @@ struct BackendOptions {
   int64_t memory_budget_mb = 0;
 };
 
+// The arithmetic precision a session allows for float32 nodes (the deployment file's
+// `precision`, --precision). kFp32: as the model says. kBf16 / kFp16: backends may compute
+// the products of float32 matrix multiplications and convolutions with inputs rounded
+// to bfloat16 / float16, accumulating in float32; values between nodes, Softmax,
+// normalization statistics and the outputs stay float32. A backend without such
+// arithmetic computes in float32; the plan report lists what runs narrower.
+enum class Precision { kFp32 = 0, kBf16 = 1, kFp16 = 2 };
+// "fp32", "bf16", "fp16".
+inline const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+  }
+  return "fp32";
+}
+
+// Parses "fp32"/"float32", "bf16"/"bfloat16", "fp16"/"float16"; false for anything else.
+inline bool parse_precision(const std::string& text, Precision* out) {
+  if (text == "fp32" || text == "float32") {
+    *out = Precision::kFp32;
+  } else if (text == "bf16" || text == "bfloat16") {
+    *out = Precision::kBf16;
+  } else if (text == "fp16" || text == "float16") {
+    *out = Precision::kFp16;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 struct PlacementPin {
   std::string node;     // node name in the model
   std::string backend;  // must be one of SessionOptions::backends (or "cpu")
@@ -108,6 +142,7 @@ struct SessionOptions {
   // ai.infer domain, sdk/FUSED_OPS.md); 3: all (also layout rewrites of Transposes).
   int optimization_level = 3;
   std::vector<std::string> disabled_passes;
+  Precision precision = Precision::kFp32;
   // When set, the graph as it will run (after optimization and after any fused op no
   // backend claimed was decomposed again) is written there as an ONNX file.
   std::string dump_graph_path;
@@ -207,6 +242,10 @@ struct PlanReport {
   // (cpu: Conv does not support dtype float16 (input 0 'x'); cpu runs it in float32)",
   // then a line counting the Cast nodes and float32 constants added.
   std::vector<std::string> precision;
+  // The session's requested precision, and the nodes a backend computes narrower than
+  // their dtypes because of it: "node 'conv1' (Conv): bfloat16 on cpu".
+  Precision requested_precision = Precision::kFp32;
+  std::vector<std::string> reduced_precision;
   // Listed backends left out because their plugin has no device, with its reason:
   // "cuda: no CUDA driver: libcuda.so.1: cannot open shared object file".
   std::vector<std::string> unavailable_backends;

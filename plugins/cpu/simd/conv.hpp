@@ -15,14 +15,22 @@
 //     planes: across 16 channels).
 //   - kWinograd: 2-D 3x3 stride-1 dilation-1 group-1 with enough channels: F(4x4, 3x3),
 //     the 36 transformed weight matrices packed as sgemm's A (winograd.hpp).
-// The packed blob starts with a header naming the algorithm, ISA and dims, so a blob made
-// for another shape or ISA is rejected (conv_packed_matches) instead of misread.
+// The packed blob starts with a header naming the algorithm, ISA, precision and dims, so a
+// blob made for another shape or ISA is rejected (conv_packed_matches) instead of misread.
+//
+// Precision (gemm.hpp's GemmPrecision): the weights are packed in float32 or bfloat16, and
+// the blob's precision decides conv_forward's: kGemm and kWinograd (its 36 GEMMs) then
+// round the weights and the input (Winograd: the transformed ones) to bfloat16 and
+// accumulate in float32; kDepthwise stays float32 whatever the precision (it is memory
+// bound: bfloat16 would only add the conversions). Bias, residual and activation are
+// float32 in every case.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "activation.hpp"
+#include "gemm.hpp"
 #include "isa.hpp"
 #include "threads.hpp"
 
@@ -55,27 +63,35 @@ struct ConvShape {
 enum class ConvAlgo : uint32_t { kGemm = 1, kDepthwise = 2, kWinograd = 3 };
 const char* conv_algo_name(ConvAlgo algo);
 
-// The algorithm for `shape` on `isa`: depthwise when group == C == M (2-D), Winograd
-// when the 3x3 heuristic says it wins (and INFER_CPU_WINOGRAD is not "0"), else GEMM.
-// Unknown spatial sizes (0) are allowed: the choice then assumes a large image.
-ConvAlgo choose_conv_algo(Isa isa, const ConvShape& shape);
+// The algorithm for `shape` on `isa` at precision `p`: depthwise when group == C == M
+// (2-D), Winograd when the 3x3 heuristic says it wins (and INFER_CPU_WINOGRAD is not
+// "0"), else GEMM. Unknown spatial sizes (0) are allowed: the choice then assumes a large
+// image.
+ConvAlgo choose_conv_algo(Isa isa, const ConvShape& shape,
+                          GemmPrecision p = GemmPrecision::kFloat32);
 // Whether `algo` can run `shape` at all (kGemm always can).
 bool conv_algo_supports(ConvAlgo algo, const ConvShape& shape);
 // Whether INFER_CPU_WINOGRAD allows Winograd (read once; "0" disables it).
 bool winograd_enabled();
 
-// Bytes of the packed weights for `algo` (64-byte aligned buffer required).
-size_t conv_packed_bytes(Isa isa, const ConvShape& shape, ConvAlgo algo);
+// Bytes of the packed weights for `algo` and precision `p` (64-byte aligned buffer
+// required).
+size_t conv_packed_bytes(Isa isa, const ConvShape& shape, ConvAlgo algo,
+                         GemmPrecision p = GemmPrecision::kFloat32);
 // Packs w ([M, C/g, kernel...], contiguous) into dst (conv_packed_bytes long, 64-byte
-// aligned). The spatial in/out sizes of `shape` are not used.
-void conv_pack_weights(Isa isa, const ConvShape& shape, ConvAlgo algo, const float* w, void* dst);
+// aligned). The spatial in/out sizes of `shape` are not used. kBfloat16 where
+// gemm_precision_supported(isa, p) is false is a caller's bug: it aborts saying so (for
+// kDepthwise too, which records the precision but computes in float32).
+void conv_pack_weights(Isa isa, const ConvShape& shape, ConvAlgo algo, const float* w, void* dst,
+                       GemmPrecision p = GemmPrecision::kFloat32);
 // Whether `packed` (of `bytes` bytes) is a blob conv_pack_weights made for this isa and
-// the channel/kernel geometry of `shape`; its algorithm is stored in *algo.
+// the channel/kernel geometry of `shape`; its algorithm is stored in *algo and, when
+// `precision` is not null, the precision it was packed with in *precision.
 bool conv_packed_matches(Isa isa, const ConvShape& shape, const void* packed, size_t bytes,
-                         ConvAlgo* algo);
+                         ConvAlgo* algo, GemmPrecision* precision = nullptr);
 
 // y[N, M, out...] = act(conv(x, w) + bias + residual). `packed` is a blob made by
-// conv_pack_weights for this isa and shape (its algorithm is used, see
+// conv_pack_weights for this isa and shape (its algorithm and precision are used, see
 // conv_packed_matches); bias ([M]) and residual (y's shape) may be null. Runs on
 // `threads` (pass a SerialThreads from inside another parallel loop).
 void conv_forward(Isa isa, const Threads& threads, const ConvShape& shape, const void* packed,

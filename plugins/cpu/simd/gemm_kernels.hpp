@@ -7,6 +7,13 @@
 // values, zero-padded past the matrix edge. So panel p of A holds A(p*MR + r, k) at
 // [k*MR + r], and a K block [k0, k0 + kc) of it starts at k0*MR: a whole packed operand
 // serves every K blocking without repacking.
+//
+// The bfloat16 precision (gemm.hpp) keeps that layout with 4-byte units instead of floats:
+// each K step of a panel is a pair of K indices (2s, 2s + 1), one unit holding their two
+// bfloat16 (low half 2s, high half 2s + 1), K zero-padded to even. So an A panel holds
+// ceil(K / 2) x MR units, and the driver runs unchanged over ceil(K / 2) "steps" (its K
+// blocks start at even K indices); TileJob::a and b and the panels the driver hands
+// around then point at units, typed float* like the float32 ones.
 #pragma once
 
 #include <cstddef>
@@ -90,6 +97,23 @@ const Kernels& kernels_avx2();
 const Kernels& kernels_avx512();
 const Kernels& kernels_neon();
 
+// Converts float32 rows into bfloat16 pair units (round to nearest even):
+//   dst[s * width + c] = bf16(src[2s * rs + c]) | bf16(src[(2s + 1) * rs + c]) << 16
+// for the ceil(kc / 2) pair steps s and c < width, where row kc (odd kc) and columns past
+// `cols` (cols <= width) read as 0 and are not touched in memory.
+using ConvertPairsFn = void (*)(const float* src, int64_t rs, int64_t kc, int cols, int width,
+                                uint32_t* dst);
+
+// The bfloat16 precision of an ISA: the register tile over pair steps (the geometry and
+// the float32 packers are the ISA's Kernels) and the conversion.
+struct Bf16Kernels {
+  TileFn tile;
+  ConvertPairsFn convert_pairs;
+};
+// nullptr where gemm_precision_supported(isa, kBfloat16) is false.
+const Bf16Kernels* bf16_kernels(Isa isa);
+const Bf16Kernels& kernels_avx512bf16();  // gemm_ukernel__avx512bf16.cpp, x86-64 only
+
 // Packs rows [m0, m0 + rows) x K steps [k0, k0 + kc) of raw A into ceil(rows / mr)
 // panels of kc * mr floats at dst (zero-padded); row-major panels go through `rows_fn`
 // (the ISA's pack_a_rows for this mr) when it is not nullptr.
@@ -101,5 +125,16 @@ void pack_a_block(const GemmOperand& A, int64_t m0, int64_t rows, int64_t k0, in
 // nullptr.
 void pack_b_block(const GemmOperand& B, int64_t k0, int64_t kc, int64_t n0, int64_t cols, int nr,
                   PackBRowsFn rows, PackBColsFn cols_fn, float* dst);
+
+// The bfloat16 forms of pack_a_block / pack_b_block: pair steps [k0, k0 + kc) of an
+// operand K long (the last pair of an odd K is padded with 0), into panels of kc * mr (kc *
+// nr) units. They pack float32 panels in chunks into the kConvert scratch slot with the
+// ISA's packers (or B's source) and convert them, except row-major raw B, converted
+// straight from its rows.
+void pack_a_block_bf16(const GemmOperand& A, int64_t K, int64_t m0, int64_t rows, int64_t k0,
+                       int64_t kc, int mr, const Kernels& kn, const Bf16Kernels& kb, uint32_t* dst);
+void pack_b_block_bf16(Isa isa, const GemmOperand& B, int64_t K, int64_t k0, int64_t kc, int64_t n0,
+                       int64_t cols, int nr, const Kernels& kn, const Bf16Kernels& kb,
+                       uint32_t* dst);
 
 }  // namespace infer::cpu::simd::gemm_detail

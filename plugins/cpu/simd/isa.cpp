@@ -25,6 +25,15 @@ bool cpu_has_avx512() {
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
          cpu_has_avx2();
 }
+
+// Bit `bit` of register `reg` of CPUID leaf `leaf`, subleaf `sub` (false where the CPU
+// has no such leaf).
+enum class Reg { kEax, kEbx, kEcx, kEdx };
+bool cpuid_bit(unsigned leaf, unsigned sub, Reg reg, unsigned bit) {
+  unsigned r[4] = {0, 0, 0, 0};
+  if (__get_cpuid_count(leaf, sub, &r[0], &r[1], &r[2], &r[3]) == 0) return false;
+  return (r[static_cast<int>(reg)] >> bit & 1u) != 0;
+}
 #endif
 
 }  // namespace
@@ -51,12 +60,9 @@ std::optional<Isa> parse_isa(std::string_view name) {
 
 bool cpu_has_avx512_vnni() {
 #if defined(__x86_64__)
-  static const bool has = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    // CPUID.(EAX=7, ECX=0):ECX bit 11 (AVX512_VNNI); the OS support of the zmm state is
-    // part of cpu_has_avx512().
-    return cpu_has_avx512() && __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (c >> 11 & 1u) != 0;
-  }();
+  // CPUID.(EAX=7, ECX=0):ECX bit 11 (AVX512_VNNI); the OS support of the zmm state is
+  // part of cpu_has_avx512().
+  static const bool has = cpu_has_avx512() && cpuid_bit(7, 0, Reg::kEcx, 11);
   return has;
 #else
   return false;
@@ -65,12 +71,20 @@ bool cpu_has_avx512_vnni() {
 
 bool cpu_has_avx_vnni() {
 #if defined(__x86_64__)
-  static const bool has = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    // CPUID.(EAX=7, ECX=1):EAX bit 4 (AVX_VNNI; clang 14's __builtin_cpu_supports does not
-    // know it); the OS support of the ymm state is part of cpu_has_avx2().
-    return cpu_has_avx2() && __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a >> 4 & 1u) != 0;
-  }();
+  // CPUID.(EAX=7, ECX=1):EAX bit 4 (AVX_VNNI; clang 14's __builtin_cpu_supports does not
+  // know it); the OS support of the ymm state is part of cpu_has_avx2().
+  static const bool has = cpu_has_avx2() && cpuid_bit(7, 1, Reg::kEax, 4);
+  return has;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__)
+  // CPUID.(EAX=7, ECX=1):EAX bit 5 (AVX512_BF16; clang 14's __builtin_cpu_supports does
+  // not know it); the OS support of the zmm state is part of cpu_has_avx512().
+  static const bool has = cpu_has_avx512() && cpuid_bit(7, 1, Reg::kEax, 5);
   return has;
 #else
   return false;

@@ -29,6 +29,10 @@ bool isa_supported(Isa isa);
 // checks them at run time and falls back to vpmaddwd. False off x86-64.
 bool cpu_has_avx512_vnni();  // AVX512-VNNI (vpdpbusd on zmm), with AVX-512 usable
 bool cpu_has_avx_vnni();     // AVX-VNNI (VEX vpdpbusd on ymm), with AVX2 usable
+// AVX512_BF16 (vcvtne2ps2bf16, vdpbf16ps), with AVX-512 usable: the bfloat16 GEMM
+// (gemm.hpp, GemmPrecision::kBfloat16) runs only where this holds (Zen 4/5, Cooper Lake,
+// Sapphire Rapids; not Skylake-SP or Ice Lake).
+bool cpu_has_avx512_bf16();
 // AArch64's dot-product extension (sdot / udot, FEAT_DotProd); false elsewhere.
 bool cpu_has_neon_dotprod();
 

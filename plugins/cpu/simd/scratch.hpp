@@ -12,9 +12,20 @@
 namespace infer::cpu::simd {
 
 // kSharedA / kSharedB: sgemm's operands packed once per call and read by every thread
-// of that call (gemm.cpp). kMisc: a kernel's own buffer around its sgemm calls (the
+// of that call (gemm.cpp). kConvert: a bfloat16 sgemm's float32 panels on their way to
+// bfloat16 (gemm_pack.cpp). kMisc: a kernel's own buffer around its sgemm calls (the
 // attention scores of src/kernels/fused_attention.cpp).
-enum class ScratchSlot { kPackA, kPackB, kSharedA, kSharedB, kColumns, kWinograd, kMisc, kCount };
+enum class ScratchSlot {
+  kPackA,
+  kPackB,
+  kSharedA,
+  kSharedB,
+  kConvert,
+  kColumns,
+  kWinograd,
+  kMisc,
+  kCount
+};
 
 // A thread's buffer for `slot`, at least `bytes` long and 64-byte aligned. Throws
 // std::bad_alloc when memory runs out (the plugin's ABI guard turns it into a status).

@@ -70,11 +70,11 @@ bool winograd_supports(const ConvShape& s) {
          s.out_channels > 0;
 }
 
-size_t winograd_packed_bytes(Isa isa, int64_t M, int64_t C) {
-  return 36 * round64(packed_a_bytes(isa, M, C));
+size_t winograd_packed_bytes(Isa isa, int64_t M, int64_t C, GemmPrecision p) {
+  return 36 * round64(packed_a_bytes(isa, M, C, p));
 }
 
-void winograd_pack(Isa isa, int64_t M, int64_t C, const float* w, void* dst) {
+void winograd_pack(Isa isa, int64_t M, int64_t C, const float* w, void* dst, GemmPrecision p) {
   // U = G g G^T per (m, c), in double so the packed weights carry no extra rounding.
   static const double G[6][3] = {{1.0 / 4, 0, 0},
                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
@@ -95,22 +95,22 @@ void winograd_pack(Isa isa, int64_t M, int64_t C, const float* w, void* dst) {
         U[static_cast<size_t>(i * 6 + j) * MC + static_cast<size_t>(mc)] =
             static_cast<float>(t[i][0] * G[j][0] + t[i][1] * G[j][1] + t[i][2] * G[j][2]);
   }
-  const size_t part = round64(packed_a_bytes(isa, M, C));
+  const size_t part = round64(packed_a_bytes(isa, M, C, p));
   for (size_t xi = 0; xi < 36; ++xi)
     pack_a(isa, M, C, GemmOperand::raw(U.data() + xi * MC, C),
-           static_cast<unsigned char*>(dst) + xi * part);
+           static_cast<unsigned char*>(dst) + xi * part, p);
 }
 
 void winograd_conv2d(Isa isa, const Threads& threads, const ConvShape& s, const void* packed,
                      const float* x, const float* bias, const float* residual, const Act& act,
-                     float* y) {
+                     float* y, GemmPrecision p) {
   const Transforms tf = transforms_for(isa);
   const int64_t N = s.batch, C = s.in_channels, M = s.out_channels;
   const int64_t H = s.in[0], W = s.in[1], OH = s.out[0], OW = s.out[1];
   const int64_t ph = s.pad_begin[0], pw = s.pad_begin[1];
   const int64_t TH = (OH + 3) / 4, TW = (OW + 3) / 4;
   const int64_t row_w = 4 * TW + 2;  // padded input columns one tile row reads
-  const size_t part = round64(packed_a_bytes(isa, M, C));
+  const size_t part = round64(packed_a_bytes(isa, M, C, p));
   const unsigned char* U = static_cast<const unsigned char*>(packed);
 
   const int64_t tile_bytes = 36 * (C + M) * static_cast<int64_t>(sizeof(float));

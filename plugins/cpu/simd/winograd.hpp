@@ -17,6 +17,13 @@
 // 56x56x64: 2.22 -> 1.52 ms, 28x28x128: 2.34 -> 1.37 ms, 14x14x256: 2.45 -> 2.08 ms,
 // 7x7x512: 3.32 -> 12.1 ms (too few tiles: excluded). INFER_CPU_WINOGRAD=0 disables it.
 //
+// In bfloat16 (weights packed with kBfloat16) the 36 GEMMs round U and V to bfloat16, and
+// the output transform amplifies that rounding: against a float32 conv, relative L2 error
+// 1.0-1.4e-2 on post-ReLU inputs (2.0-2.6e-2 zero-mean; ResNet-50's 3x3 layers, He
+// weights) where bfloat16 im2col + GEMM errs by 2.2e-3. So choose_conv_algo never picks it
+// for bfloat16, though it runs when asked for (1.8-2x faster than bfloat16 im2col on the
+// 56x56..14x14 layers, 1 thread, Zen 5; conv.cpp has the times).
+//
 // Tiles are processed in blocks of whole tile rows sized so that V and O of a block stay
 // near L2; the transforms are vectorized across the tiles of a block (the block's tile
 // count is padded to a multiple of 16 lanes).
@@ -27,6 +34,7 @@
 
 #include "activation.hpp"
 #include "conv.hpp"
+#include "gemm.hpp"
 #include "isa.hpp"
 #include "threads.hpp"
 
@@ -34,13 +42,16 @@ namespace infer::cpu::simd {
 
 bool winograd_supports(const ConvShape& shape);
 
-// The packed transformed weights: 36 sgemm A operands [M, C], each at a 64-byte aligned
-// offset.
-size_t winograd_packed_bytes(Isa isa, int64_t M, int64_t C);
-void winograd_pack(Isa isa, int64_t M, int64_t C, const float* w, void* dst);
+// The packed transformed weights: 36 sgemm A operands [M, C] of precision p, each at a
+// 64-byte aligned offset.
+size_t winograd_packed_bytes(Isa isa, int64_t M, int64_t C,
+                             GemmPrecision p = GemmPrecision::kFloat32);
+void winograd_pack(Isa isa, int64_t M, int64_t C, const float* w, void* dst,
+                   GemmPrecision p = GemmPrecision::kFloat32);
 
+// `p`: the precision `packed` was made with (the 36 GEMMs run in it).
 void winograd_conv2d(Isa isa, const Threads& threads, const ConvShape& shape, const void* packed,
                      const float* x, const float* bias, const float* residual, const Act& act,
-                     float* y);
+                     float* y, GemmPrecision p = GemmPrecision::kFloat32);
 
 }  // namespace infer::cpu::simd

@@ -15,6 +15,7 @@
 #include "abi_objects.hpp"
 #include "executable.hpp"
 #include "kernel_registry.hpp"
+#include "precision.hpp"
 #include "prepack.hpp"
 #include "simd/isa.hpp"
 
@@ -108,6 +109,8 @@ infer_status* query_capability(infer_device* device, const infer_node_view* node
     }
     out->support = INFER_SUPPORT_YES;
     sdk::set_reason(out, "");
+    const infer_dtype narrower = node_compute_dtype(host, *node);
+    if (narrower != INFER_DTYPE_UNDEFINED) sdk::set_compute_dtype(out, narrower);
     return nullptr;
   });
 }
@@ -381,7 +384,8 @@ infer_status* prepack_constant(infer_device* device, const infer_node_view* node
     };
     size_t size = 0;
     try {
-      if (prepack_weight(*node, input_index, alloc, &size) == nullptr) return nullptr;
+      if (prepack_weight(*node, input_index, alloc, &size, weight_precision(host)) == nullptr)
+        return nullptr;
     } catch (const std::bad_alloc&) {
       if (mem != nullptr) h->host_free(h->host_ctx, mem);
       return host.error(INFER_STATUS_OUT_OF_MEMORY, "cpu: prepack_constant: %zu bytes for '%s'",

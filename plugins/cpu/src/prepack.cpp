@@ -9,9 +9,9 @@ namespace infer::cpu {
 // declines (returns nullptr, without allocating) for anything its kernel would not use
 // packed.
 void* prepack_weight(const infer_node_view& node, size_t input_index, const PackAlloc& alloc,
-                     size_t* size) {
-  if (void* p = prepack_gemm_weight(node, input_index, alloc, size)) return p;
-  return kernels::prepack_conv_weight(node, input_index, alloc, size);
+                     size_t* size, simd::GemmPrecision precision) {
+  if (void* p = prepack_gemm_weight(node, input_index, alloc, size, precision)) return p;
+  return kernels::prepack_conv_weight(node, input_index, alloc, size, precision);
 }
 
 }  // namespace infer::cpu

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "infer/plugin_api.h"
+#include "simd/gemm.hpp"
 
 namespace infer::cpu {
 
@@ -20,8 +21,9 @@ using PackAlloc = std::function<void*(size_t bytes)>;
 
 // Packs constant input `input_index` of `node` into memory from `alloc` and returns it,
 // with its size in *size, or returns nullptr (alloc not called) when that input is not a
-// weight this plugin packs. Throws std::bad_alloc when alloc returns nullptr.
+// weight this plugin packs. `precision` is the session's weight precision (see
+// precision.hpp). Throws std::bad_alloc when alloc returns nullptr.
 void* prepack_weight(const infer_node_view& node, size_t input_index, const PackAlloc& alloc,
-                     size_t* size);
+                     size_t* size, simd::GemmPrecision precision);
 
 }  // namespace infer::cpu

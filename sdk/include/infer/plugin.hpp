@@ -89,6 +89,12 @@ class Host {
     value.resize(static_cast<size_t>(n));
     return value;
   }
+  // The precision the session allows for float32 arithmetic (infer_precision); FP32 from
+  // a host older than ABI minor 3.
+  infer_precision compute_precision() const {
+    return INFER_HAS_FIELD(h_, infer_host_services, compute_precision) ? h_->compute_precision
+                                                                       : INFER_PRECISION_FP32;
+  }
   // True once the run `run` was cancelled. A NULL run, or a host without the optional
   // is_cancelled service, is never cancelled.
   bool cancelled(const infer_run_context* run) const {
@@ -160,6 +166,12 @@ inline const infer_value_view* input(const infer_node_view* node, size_t i) {
 // Copies `text` into a fixed-size reason buffer, truncating safely.
 inline void set_reason(infer_capability* out, const std::string& text) {
   std::snprintf(out->reason, sizeof out->reason, "%s", text.c_str());
+}
+
+// Tells the host the node computes in `dtype` (see infer_capability.compute_dtype); does
+// nothing for a host older than ABI minor 3, whose struct has no such field.
+inline void set_compute_dtype(infer_capability* out, infer_dtype dtype) {
+  if (INFER_HAS_FIELD(out, infer_capability, compute_dtype)) out->compute_dtype = dtype;
 }
 
 }  // namespace infer::sdk

@@ -44,7 +44,7 @@ extern "C" {
 #endif
 
 #define INFER_ABI_VERSION_MAJOR 0u
-#define INFER_ABI_VERSION_MINOR 2u
+#define INFER_ABI_VERSION_MINOR 3u
 
 /* The one symbol a plugin exports (see infer_plugin_entry_fn at the end). */
 #define INFER_PLUGIN_ENTRY_SYMBOL "infer_plugin_entry"
@@ -130,6 +130,19 @@ typedef enum infer_dtype {
   INFER_DTYPE_INT4 = 22,
   INFER_DTYPE_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
 } infer_dtype;
+
+/* The arithmetic precision a session allows for float32 nodes (the deployment file's
+ * `precision`, infer-run's --precision). FP32: compute as the model says. BF16 / FP16: a
+ * plugin may compute the products of float32 matrix multiplications and convolutions
+ * with their inputs rounded to that type, accumulating in float32; values between nodes,
+ * Softmax, normalization statistics and the outputs stay float32. (Appended in ABI
+ * minor 3.) */
+typedef enum infer_precision {
+  INFER_PRECISION_FP32 = 0,
+  INFER_PRECISION_BF16 = 1,
+  INFER_PRECISION_FP16 = 2,
+  INFER_PRECISION_MAX_ENUM = 0x7FFFFFFF /* never a value (see "Enumerations") */
+} infer_precision;
 
 /* ------------------------------------------------------------------------------------
  * Quantization descriptor, attached to a value that holds quantized data.
@@ -273,6 +286,12 @@ typedef struct infer_capability {
   /* Why the node is not supported, or a note on how it runs: NUL-terminated, written
    * by the plugin into this host-owned buffer (e.g. "unsupported attribute mode=cubic"). */
   char reason[INFER_REASON_MAX];
+  /* -- Appended in ABI minor 3 (write it only when struct_size covers it) -- */
+  /* The float type the device computes the node's products in when that is narrower
+   * than the node's own dtypes because of the session's compute_precision (e.g.
+   * INFER_DTYPE_BFLOAT16 for a float32 Conv); the host initializes it to
+   * INFER_DTYPE_UNDEFINED, meaning "as the node's dtypes". --explain lists it. */
+  infer_dtype compute_dtype;
 } infer_capability;
 
 /* A plugin proposes a group of nodes it can fuse by calling the sink with the nodes'
@@ -441,6 +460,12 @@ typedef struct infer_host_services {
 
   /* True once the run `run` was cancelled; long executions should poll it. */
   bool (*is_cancelled)(void* host_ctx, const infer_run_context* run);
+
+  /* -- Appended in ABI minor 3 ------------------------------------------------------ */
+  /* The precision the session allows for float32 arithmetic (see infer_precision). A
+   * plugin that computes a node in a narrower type says so in its capability answer
+   * (infer_capability.compute_dtype); one that ignores the field computes in float32. */
+  infer_precision compute_precision;
 } infer_host_services;
 
 /* ------------------------------------------------------------------------------------

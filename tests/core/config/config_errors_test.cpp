@@ -23,7 +23,7 @@ const ErrorCase kErrorCases[] = {
     // Unknown keys, at every level that has a fixed set of keys.
     {"UnknownTopLevelKey", "model: m.onnx\nthreads: 2\noptimisation:\n  level: 1\n",
      "x.yaml:3: unknown key 'optimisation' (expected one of: model, backends, threads, "
-     "optimization, placement, "
+     "optimization, precision, placement, "
      "plugins, strict, inputs, micro_batches, trace, partitioner, name, version, instances, "
      "server, batching)"},
     {"UnknownOptimizationKey", "optimization:\n  level: 1\n  disabled: [cse]\n",
@@ -197,6 +197,11 @@ const ErrorCase kErrorCases[] = {
      "x.yaml:2: 'batching.preferred_batch_size' lists 4, more than batching.max_batch_size (0)"},
     {"QueueSizeZero", "batching:\n  max_queue_size: 0\n",
      "x.yaml:2: 'batching.max_queue_size' must be an integer from 1 to 16777216, got '0'"},
+
+    {"PrecisionUnknown", "model: m.onnx\nprecision: int8\n",
+     "x.yaml:2: 'precision' must be one of fp32, bf16, fp16, got 'int8'"},
+    {"PrecisionList", "precision: [bf16]\n",
+     "x.yaml:1: 'precision' must be a non-empty string, got a list"},
 
     // YAML syntax: yaml-cpp's own message, located.
     {"UnclosedFlowList", "model: m.onnx\nbackends: [cpu, example\nthreads: 2\n",

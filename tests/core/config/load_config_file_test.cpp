@@ -75,7 +75,7 @@ TEST(LoadConfigFile, SchemaErrorNamesFileLineAndKey) {
   EXPECT_EQ(config.status().message(),
             path +
                 ":4: unknown key 'optimisation' (expected one of: model, backends, "
-                "threads, optimization, placement, plugins, strict, inputs, micro_batches, trace, "
+                "threads, optimization, precision, placement, plugins, strict, inputs, micro_batches, trace, "
                 "partitioner, name, version, instances, server, batching)");
 }
 

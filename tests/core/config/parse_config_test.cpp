@@ -190,6 +190,15 @@ TEST(ParseConfig, IntegerAndBooleanBoundsAndSpellings) {
   EXPECT_EQ(config.strict, false);
 }
 
+TEST(ParseConfig, PrecisionTakesItsThreeSpellingsAndTheLongNames) {
+  EXPECT_FALSE(parse_ok("threads: 1\n").precision.has_value());
+  EXPECT_EQ(parse_ok("precision: fp32\n").precision, Precision::kFp32);
+  EXPECT_EQ(parse_ok("precision: bf16\n").precision, Precision::kBf16);
+  EXPECT_EQ(parse_ok("precision: fp16\n").precision, Precision::kFp16);
+  EXPECT_EQ(parse_ok("precision: bfloat16\n").precision, Precision::kBf16);
+  EXPECT_EQ(parse_ok("precision: float32\n").precision, Precision::kFp32);
+}
+
 TEST(ParseConfig, InputMayGiveOnlyAShape) {
   const DeploymentConfig config = parse_ok(R"(inputs:
   image:

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "infer/plugin.hpp"
 #include "plugin_host/host_services.hpp"
 #include "plugin_host/status_bridge.hpp"
 #include "test_util.hpp"
@@ -42,6 +43,17 @@ TEST(HostServices, TableIdentifiesTheHost) {
   EXPECT_EQ(t->abi_major, INFER_ABI_VERSION_MAJOR);
   EXPECT_EQ(t->abi_minor, INFER_ABI_VERSION_MINOR);
   EXPECT_EQ(t->num_threads(t->host_ctx), 3u);
+  EXPECT_EQ(t->compute_precision, INFER_PRECISION_FP32);
+}
+
+TEST(HostServices, CarriesTheSessionsComputePrecision) {
+  HostServices hs("good", nullptr, {}, {}, INFER_PRECISION_BF16);
+  EXPECT_EQ(hs.table()->compute_precision, INFER_PRECISION_BF16);
+  EXPECT_EQ(sdk::Host(hs.table()).compute_precision(), INFER_PRECISION_BF16);
+  // A table from a host older than minor 3 ends before the field: the plugin reads fp32.
+  infer_host_services old = *hs.table();
+  old.struct_size = offsetof(infer_host_services, compute_precision);
+  EXPECT_EQ(sdk::Host(&old).compute_precision(), INFER_PRECISION_FP32);
 }
 
 TEST(HostServices, ParallelForCoversTheRangeExactlyOnceInWholeGrains) {

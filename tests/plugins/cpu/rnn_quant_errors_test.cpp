@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "infer/test_support/test_support.hpp"
@@ -470,6 +471,49 @@ TEST_F(CpuRnnQuant, PerAxisScaleLengthMustMatchTheAxis) {
           {kF32}, {}, 13);
   EXPECT_EQ(r.status.message,
             "node 'n' (DequantizeLinear): x_zero_point must be 0 for int32 x, got 3");
+}
+
+TEST_F(CpuRnnQuant, ScalesMustBeFiniteAndNotNegativeAndDivisorsNonZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  RunResult r = run("QuantizeLinear",
+                    {HostTensor::f32({2}, {1, 2}), HostTensor::f32({}, {0.0f}), u8({}, {0})}, {kU8},
+                    {}, 13);
+  EXPECT_EQ(r.status.code, INFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QuantizeLinear): y_scale is 0: a scale must be positive and finite (the op "
+            "divides by it)");
+  r = run("QuantizeLinear",
+          {HostTensor::f32({1, 3}, {1, 2, 3}), HostTensor::f32({3}, {1, -0.5f, 1}),
+           u8({3}, {0, 0, 0})},
+          {kU8}, {AttrSpec::Int("axis", 1)}, 13);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QuantizeLinear): y_scale is -0.5 at index 1: a scale must be positive and "
+            "finite (the op divides by it)");
+  r = run("DequantizeLinear", {u8({2}, {1, 2}), HostTensor::f32({}, {nan}), u8({}, {0})}, {kF32}, {},
+          13);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (DequantizeLinear): x_scale is nan: a scale must be finite and not negative");
+  // Dequantizing with scale 0 (DynamicQuantizeLinear's scale of an all-zero tensor) gives 0.
+  r = run("DequantizeLinear", {u8({2}, {7, 9}), HostTensor::f32({}, {0.0f}), u8({}, {7})}, {kF32},
+          {}, 13);
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  EXPECT_EQ(r.outputs[0].as<float>(), (std::vector<float>{0.0f, 0.0f}));
+  r = run("QLinearConv",
+          {u8({1, 1, 1, 2}, {4, 6}), HostTensor::f32({}, {0.5f}), u8({}, {2}),
+           u8({2, 1, 1, 1}, {3, 1}), HostTensor::f32({2}, {1.0f, inf}), u8({2}, {0, 0}),
+           HostTensor::f32({}, {1.0f}), u8({}, {10})},
+          {kU8}, {}, 10);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QLinearConv): w_scale is inf at index 1: a scale must be finite and not "
+            "negative");
+  r = run("QLinearMatMul",
+          {u8({1, 2}, {1, 2}), HostTensor::f32({}, {1.0f}), u8({}, {0}), u8({2, 1}, {1, 1}),
+           HostTensor::f32({}, {1.0f}), u8({}, {0}), HostTensor::f32({}, {0.0f}), u8({}, {0})},
+          {kU8}, {}, 10);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QLinearMatMul): y_scale is 0: a scale must be positive and finite (the op "
+            "divides by it)");
 }
 
 TEST_F(CpuRnnQuant, IntegerProductShapesAndZeroPoints) {

@@ -61,9 +61,8 @@ def test_session_argument_errors(digits, tmp_path):
         "threads: -1 is negative (0: one per hardware thread)")
     assert error_of(lambda: infer.Session(model, optimization_level=4)) == (
         "optimization_level: 4 is not one of 0, 1, 2, 3")
-    assert error_of(lambda: infer.Session(model, precision="bf16")) == (
-        "precision 'bf16': this build computes in fp32 only (float16/bfloat16 models run as stored); "
-        "give None or 'fp32'")
+    assert error_of(lambda: infer.Session(model, precision="int8")) == (
+        "precision 'int8': expected None, 'fp32', 'bf16' or 'fp16'")
     assert error_of(lambda: infer.Session()) == (
         "no model: give the model's path (or config= a deployment file with 'model:')")
     missing = str(tmp_path / "missing.onnx")

@@ -214,6 +214,34 @@ def test_plan_as_text_and_dict(digits):
     assert infer.Session(digits[0], optimization_level=0).plan.to_dict()["optimizer"]["level"] == 0
 
 
+def cpu_has_bf16_gemm():
+    """AVX-512F and AVX512_BF16 in /proc/cpuinfo: where the cpu plugin computes in bf16."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512f" in flags and "avx512_bf16" in flags
+
+
+def test_bf16_precision_against_pytorchs_logits(digits):
+    model, samples, expected, predictions = digits
+    session = infer.Session(model, threads=2, precision="bf16")
+    logits = session.run({"image": samples})["logits"]
+    reduced = session.plan.to_dict()["compute_precision"]
+    assert reduced["requested"] == "bf16"
+    if cpu_has_bf16_gemm():
+        # The convolutions and the classifier compute from bfloat16-rounded inputs: logits
+        # of magnitude up to ~20 move by up to a few tenths, never the predicted class here.
+        assert len(reduced["reduced_nodes"]) >= 2, reduced
+        assert all(n.endswith(": bfloat16 on cpu") for n in reduced["reduced_nodes"])
+        assert 1e-4 < np.max(np.abs(logits - expected)) <= 0.5
+    else:
+        assert reduced["reduced_nodes"] == []
+        assert np.max(np.abs(logits - expected)) <= 1e-4
+    assert list(logits.argmax(axis=1)) == predictions
+
+
 def test_deployment_file_and_overrides(repo, digits):
     config = os.path.join(repo, "configs", "example_split.yaml")
     split = infer.Session(config=config)

@@ -14,6 +14,7 @@
 #include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "../precision.hpp"
 #include "conv_prepack.hpp"
 #include "simd/conv.hpp"
 #include "spatial.hpp"
@@ -115,10 +116,28 @@ WindowAttrs conv_attrs(const infer_node_view& node) {
   return a;
 }
 
+// The precision one convolution computes in under the session's weight precision: a
+// layer float32 runs with Winograd keeps float32 Winograd under bf16, since that is both
+// faster (ResNet-50's 3x3 layers at 56x56..14x14 on Zen 5: 1.07 / 1.06 / 0.94 ms fp32
+// Winograd against 1.39 / 1.22 / 1.16 ms bf16 im2col, 1 thread) and more accurate than
+// the bf16 alternatives (bf16 Winograd misses 1e-2 relative error, simd/conv.cpp).
+simd::GemmPrecision conv_precision(const simd::ConvShape& s, simd::GemmPrecision session) {
+  if (session != simd::GemmPrecision::kFloat32 &&
+      simd::choose_conv_algo(kernel_isa(), s, simd::GemmPrecision::kFloat32) ==
+          simd::ConvAlgo::kWinograd)
+    return simd::GemmPrecision::kFloat32;
+  return session;
+}
+
 class ConvKernel final : public Kernel {
  public:
-  ConvKernel(WindowAttrs attrs, int64_t group, simd::Act act, bool residual_input)
-      : attrs_(std::move(attrs)), group_(group), act_(act), residual_input_(residual_input) {}
+  ConvKernel(WindowAttrs attrs, int64_t group, simd::Act act, bool residual_input,
+             simd::GemmPrecision precision)
+      : attrs_(std::move(attrs)),
+        group_(group),
+        act_(act),
+        residual_input_(residual_input),
+        precision_(precision) {}
 
   // The packed constant weight: `owned`, or the host's prepacked copy (owned null).
   void set_packed(const void* packed, AlignedBuffer owned) {
@@ -180,9 +199,10 @@ class ConvKernel final : public Kernel {
       if (W.data == nullptr && W.numel() > 0)
         return internal("W ", dims_str(W.dims), " has no data and no usable packed form");
       // Weights computed at run time: pack them for this run's shape.
-      const simd::ConvAlgo algo = simd::choose_conv_algo(isa, shape);
-      per_run = aligned_buffer(simd::conv_packed_bytes(isa, shape, algo));
-      simd::conv_pack_weights(isa, shape, algo, W.as<float>(), per_run.get());
+      const simd::GemmPrecision p = conv_precision(shape, precision_);
+      const simd::ConvAlgo algo = simd::choose_conv_algo(isa, shape, p);
+      per_run = aligned_buffer(simd::conv_packed_bytes(isa, shape, algo, p));
+      simd::conv_pack_weights(isa, shape, algo, W.as<float>(), per_run.get(), p);
       packed = per_run.get();
     }
     HostThreads threads(ctx.host());
@@ -198,22 +218,40 @@ class ConvKernel final : public Kernel {
   int64_t group_;
   simd::Act act_;
   bool residual_input_;
+  simd::GemmPrecision precision_;
   const void* packed_ = nullptr;
   AlignedBuffer owned_;
 };
 
-// Whether the host's prepacked copy of W is usable in place (right size, our header).
-bool prepacked_usable(const infer_value_view* w, const simd::ConvShape& s) {
+// Whether the host's prepacked copy of W is usable in place (right size, our header, the
+// session's precision where the algorithm has one).
+bool prepacked_usable(const infer_value_view* w, const simd::ConvShape& s,
+                      simd::GemmPrecision precision) {
   if (w->struct_size < offsetof(infer_value_view, prepacked_size) + sizeof(size_t)) return false;
   if (w->prepacked_data == nullptr) return false;
   simd::ConvAlgo algo;
-  return simd::conv_packed_matches(kernel_isa(), s, w->prepacked_data, w->prepacked_size, &algo);
+  simd::GemmPrecision packed_precision;
+  if (!simd::conv_packed_matches(kernel_isa(), s, w->prepacked_data, w->prepacked_size, &algo,
+                                 &packed_precision))
+    return false;
+  return algo == simd::ConvAlgo::kDepthwise || packed_precision == precision;
 }
 
 }  // namespace
 
+bool conv_packs_gemm_weight(const infer_node_view& node, simd::GemmPrecision precision) {
+  if (!is_const(node_input(node, 1)) || node_input(node, 1)->dtype != INFER_DTYPE_FLOAT32 ||
+      !(is_op(node, "", "Conv") || is_op(node, "ai.infer", "FusedConv")))
+    return false;
+  simd::ConvShape s;
+  if (!weight_shape(node, conv_attrs(node), s)) return false;
+  const simd::GemmPrecision p = conv_precision(s, precision);
+  return p == precision &&
+         simd::choose_conv_algo(kernel_isa(), s, p) != simd::ConvAlgo::kDepthwise;
+}
+
 void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
-                          const PackAlloc& alloc, size_t* size) {
+                          const PackAlloc& alloc, size_t* size, simd::GemmPrecision precision) {
   // Only for the kernels that use the packed form: Conv and FusedConv.
   if (input_index != 1 || !is_const(node_input(node, 1)) ||
       !(is_op(node, "", "Conv") || is_op(node, "ai.infer", "FusedConv")))
@@ -221,12 +259,13 @@ void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
   simd::ConvShape s;
   if (!weight_shape(node, conv_attrs(node), s)) return nullptr;
   const simd::Isa isa = kernel_isa();
-  const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s);
-  const size_t bytes = simd::conv_packed_bytes(isa, s, algo);
+  precision = conv_precision(s, precision);
+  const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s, precision);
+  const size_t bytes = simd::conv_packed_bytes(isa, s, algo, precision);
   void* dst = alloc(bytes);  // 64-byte aligned, as the packers expect
   if (dst == nullptr) throw std::bad_alloc();
   simd::conv_pack_weights(isa, s, algo, static_cast<const float*>(node_input(node, 1)->const_data),
-                          dst);
+                          dst, precision);
   *size = bytes;
   return dst;
 }
@@ -234,11 +273,14 @@ void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
 Result<KernelPtr> conv_create_fused(const KernelInit& init, const simd::Act& act, bool residual_input) {
   const infer_node_view& node = *init.node;
   WindowAttrs a = conv_attrs(node);
-  auto kernel = std::make_unique<ConvKernel>(a, attr_i(node, "group", 1), act, residual_input);
+  const simd::GemmPrecision precision = weight_precision(*init.host);
+  auto kernel =
+      std::make_unique<ConvKernel>(a, attr_i(node, "group", 1), act, residual_input, precision);
   simd::ConvShape s;
   if (weight_shape(node, a, s)) {
     const infer_value_view* w = node_input(node, 1);
-    if (prepacked_usable(w, s)) {
+    const simd::GemmPrecision p = conv_precision(s, precision);
+    if (prepacked_usable(w, s, p)) {
       kernel->set_packed(w->prepacked_data, nullptr);
     } else if (w->const_data == nullptr) {
       return internal("the host freed weight '", w->name ? w->name : "",
@@ -246,9 +288,10 @@ Result<KernelPtr> conv_create_fused(const KernelInit& init, const simd::Act& act
                       " bytes), which does not fit this node");
     } else {
       const simd::Isa isa = kernel_isa();
-      const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s);
-      AlignedBuffer buf = aligned_buffer(simd::conv_packed_bytes(isa, s, algo));
-      simd::conv_pack_weights(isa, s, algo, static_cast<const float*>(w->const_data), buf.get());
+      const simd::ConvAlgo algo = simd::choose_conv_algo(isa, s, p);
+      AlignedBuffer buf = aligned_buffer(simd::conv_packed_bytes(isa, s, algo, p));
+      simd::conv_pack_weights(isa, s, algo, static_cast<const float*>(w->const_data), buf.get(),
+                              p);
       const void* p = buf.get();
       kernel->set_packed(p, std::move(buf));
     }

@@ -9,6 +9,7 @@
 #include "../prepack.hpp"
 #include "infer/plugin_api.h"
 #include "simd/activation.hpp"
+#include "simd/gemm.hpp"
 
 namespace infer::cpu::kernels {
 
@@ -18,8 +19,13 @@ namespace infer::cpu::kernels {
 // and returns it, with its size in *size. Returns nullptr, without calling alloc, for
 // any other node or input or a weight that cannot be packed ahead (not constant, unknown
 // shape, wrong dtype, inconsistent attributes).
+// The blob is packed in `precision` where the chosen algorithm has one (GEMM, Winograd).
 void* prepack_conv_weight(const infer_node_view& node, size_t input_index,
-                          const PackAlloc& alloc, size_t* size);
+                          const PackAlloc& alloc, size_t* size, simd::GemmPrecision precision);
+
+// Whether `node` is a Conv / FusedConv whose constant weight its kernel packs for an
+// algorithm that computes in `precision` (not the float32-only depthwise one).
+bool conv_packs_gemm_weight(const infer_node_view& node, simd::GemmPrecision precision);
 
 // The Conv kernel for `init` (Conv: no residual input; FusedConv: input 3 is the residual
 // Z) ending with `act`.

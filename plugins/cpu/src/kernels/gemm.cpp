@@ -13,6 +13,7 @@
 #include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "../precision.hpp"
 #include "broadcast.hpp"
 #include "fused_common.hpp"
 #include "gemm_core.hpp"
@@ -180,7 +181,7 @@ Result<KernelPtr> gemm_create_fused(const KernelInit& init, const infer_node_vie
                                     const Activation& act) {
   const infer_node_view& n = *init.node;
   PackedGemmB packed;
-  CPU_RETURN_IF_ERROR(pack_gemm_weight(weights_node, packed));
+  CPU_RETURN_IF_ERROR(pack_gemm_weight(weights_node, packed, weight_precision(*init.host)));
   return KernelPtr(new GemmKernel(static_cast<float>(attr_f(n, "alpha", 1.0)),
                                   static_cast<float>(attr_f(n, "beta", 1.0)),
                                   attr_i(n, "transA", 0) != 0, attr_i(n, "transB", 0) != 0,

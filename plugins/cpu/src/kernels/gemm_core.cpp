@@ -38,19 +38,21 @@ void transpose_2d(const float* src, int64_t rows, int64_t cols, float* dst) {
 
 void PackedGemmB::Free::operator()(void* p) const { std::free(p); }
 
-PackedGemmB::PackedGemmB(const float* b, int64_t K, int64_t N, int64_t ldb, int64_t col_stride)
+PackedGemmB::PackedGemmB(const float* b, int64_t K, int64_t N, int64_t ldb, int64_t col_stride,
+                         simd::GemmPrecision precision)
     : K_(K), N_(N) {
   const simd::Isa isa = kernel_isa();
-  const size_t bytes = simd::packed_b_bytes(isa, K, N);
+  const size_t bytes = simd::packed_b_bytes(isa, K, N, precision);
   owned_.reset(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
   if (owned_ == nullptr) throw std::bad_alloc();
-  simd::pack_b(isa, K, N, simd::GemmOperand::raw(b, ldb, col_stride), owned_.get());
+  simd::pack_b(isa, K, N, simd::GemmOperand::raw(b, ldb, col_stride), owned_.get(), precision);
 }
 
-bool PackedGemmB::adopt(const void* data, size_t size, int64_t K, int64_t N) {
+bool PackedGemmB::adopt(const void* data, size_t size, int64_t K, int64_t N,
+                        simd::GemmPrecision precision) {
   // The panels are read as floats: the host's copy must keep float alignment.
   if (data == nullptr || reinterpret_cast<uintptr_t>(data) % alignof(float) != 0) return false;
-  if (!simd::packed_matches_b(data, size, kernel_isa(), K, N)) return false;
+  if (!simd::packed_matches_b(data, size, kernel_isa(), K, N, precision)) return false;
   owned_.reset();
   external_ = data;
   K_ = K;
@@ -96,28 +98,35 @@ bool weight_view(const infer_node_view& node, size_t input_index, WeightView& w)
 }  // namespace
 
 void* prepack_gemm_weight(const infer_node_view& node, size_t input_index,
-                          const PackAlloc& alloc, size_t* size) {
+                          const PackAlloc& alloc, size_t* size, simd::GemmPrecision precision) {
   WeightView w;
   if (!weight_view(node, input_index, w) || w.data == nullptr) return nullptr;
   const simd::Isa isa = kernel_isa();
-  const size_t bytes = simd::packed_b_bytes(isa, w.K, w.N);
+  const size_t bytes = simd::packed_b_bytes(isa, w.K, w.N, precision);
   void* dst = alloc(bytes);  // 64-byte aligned, as pack_b wants for its stores
   if (dst == nullptr) throw std::bad_alloc();
-  simd::pack_b(isa, w.K, w.N, simd::GemmOperand::raw(w.data, w.ldb, w.col_stride), dst);
+  simd::pack_b(isa, w.K, w.N, simd::GemmOperand::raw(w.data, w.ldb, w.col_stride), dst, precision);
   *size = bytes;
   return dst;
 }
 
-Status pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed) {
+bool gemm_weight_packable(const infer_node_view& node) {
+  WeightView w;
+  const infer_value_view* a = node_input(node, 0);
+  return a != nullptr && a->dtype == INFER_DTYPE_FLOAT32 && weight_view(node, 1, w);
+}
+
+Status pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed,
+                        simd::GemmPrecision precision) {
   WeightView w;
   if (!weight_view(node, 1, w)) return Status::ok();
   const infer_value_view* b = node_input(node, 1);
-  if (packed.adopt(b->prepacked_data, b->prepacked_size, w.K, w.N)) return Status::ok();
+  if (packed.adopt(b->prepacked_data, b->prepacked_size, w.K, w.N, precision)) return Status::ok();
   if (w.data == nullptr)
     return internal("the host freed weight '", b->name ? b->name : "", "' for its prepacked form (",
                     b->prepacked_size, " bytes), which does not fit this node (K ", w.K, ", N ",
                     w.N, ")");
-  packed = PackedGemmB(w.data, w.K, w.N, w.ldb, w.col_stride);
+  packed = PackedGemmB(w.data, w.K, w.N, w.ldb, w.col_stride, precision);
   return Status::ok();
 }
 

@@ -41,16 +41,20 @@ void sgemm(const sdk::Host& host, const GemmArgs& g, bool parallel = true);
 // dst[c, r] = src[r, c] for a rows x cols row-major matrix.
 void transpose_2d(const float* src, int64_t rows, int64_t cols, float* dst);
 
-// A B operand packed once (at kernel creation) for the plugin's ISA: either a buffer the
-// host kept from the prepack hook, used in place, or one packed here.
+// A B operand packed once (at kernel creation) for the plugin's ISA, in float32 or (the
+// session's reduced precision, see precision.hpp) bfloat16: either a buffer the host kept
+// from the prepack hook, used in place, or one packed here. sgemm computes in the
+// precision of the packed operand.
 class PackedGemmB {
  public:
   PackedGemmB() = default;
   // Packs B (K x N, element (k, n) at b[k * ldb + n * col_stride]).
-  PackedGemmB(const float* b, int64_t K, int64_t N, int64_t ldb, int64_t col_stride);
+  PackedGemmB(const float* b, int64_t K, int64_t N, int64_t ldb, int64_t col_stride,
+              simd::GemmPrecision precision = simd::GemmPrecision::kFloat32);
   // Uses `data` (`size` bytes, valid as long as this object) in place when it is exactly
-  // what pack_b makes for K x N; returns whether it did.
-  bool adopt(const void* data, size_t size, int64_t K, int64_t N);
+  // what pack_b makes for K x N in `precision`; returns whether it did.
+  bool adopt(const void* data, size_t size, int64_t K, int64_t N,
+             simd::GemmPrecision precision = simd::GemmPrecision::kFloat32);
   const void* data() const { return external_ != nullptr ? external_ : owned_.get(); }
   bool empty() const { return data() == nullptr; }
   int64_t K() const { return K_; }
@@ -72,11 +76,16 @@ class PackedGemmB {
 // *size. The ABI's prepack hook calls this; the kernels use the hook's result in place
 // when the host hands it back, else pack the same way themselves.
 void* prepack_gemm_weight(const infer_node_view& node, size_t input_index,
-                          const PackAlloc& alloc, size_t* size);
+                          const PackAlloc& alloc, size_t* size, simd::GemmPrecision precision);
+
+// Whether `node` is a Gemm / MatMul / FusedGemm / FusedMatMul with a float32 A and a
+// constant weight B that its kernel packs (so it computes in the packed precision).
+bool gemm_weight_packable(const infer_node_view& node);
 
 // Packs the constant weight of `node` (see prepack_gemm_weight) into `packed`, or adopts
 // the host's prepacked copy; leaves `packed` empty when B is not a packable weight. Fails
 // only when the host freed B's bytes and its prepacked copy does not fit.
-Status pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed);
+Status pack_gemm_weight(const infer_node_view& node, PackedGemmB& packed,
+                        simd::GemmPrecision precision);
 
 }  // namespace infer::cpu

@@ -12,6 +12,7 @@
 #include "../dispatch.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
+#include "../precision.hpp"
 #include "fused_common.hpp"
 #include "gemm_core.hpp"
 #include "nn_gemm_generic.hpp"
@@ -196,10 +197,10 @@ Status matmul_check(const infer_node_view& node) {
 // The MatMul kernel, with FusedMatMul's bias input (-1: none) and activation; the
 // constant B is looked up on `weights_node` (the original node, whose prepacked copy the
 // host may hold).
-Result<KernelPtr> matmul_create_fused(const KernelInit&, const infer_node_view& weights_node,
+Result<KernelPtr> matmul_create_fused(const KernelInit& init, const infer_node_view& weights_node,
                                       int bias_input, const Activation& act) {
   PackedGemmB packed;
-  CPU_RETURN_IF_ERROR(pack_gemm_weight(weights_node, packed));
+  CPU_RETURN_IF_ERROR(pack_gemm_weight(weights_node, packed, weight_precision(*init.host)));
   return KernelPtr(new MatMulKernel(std::move(packed), bias_input, act));
 }
 

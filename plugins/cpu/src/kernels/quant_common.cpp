@@ -1,6 +1,8 @@
 #include "quant_common.hpp"
 
+#include <cmath>
 #include <new>
+#include <string>
 
 #include "../host_threads.hpp"
 #include "simd/qgemm.hpp"
@@ -8,7 +10,7 @@
 
 namespace infer::cpu::quant {
 
-Result<std::vector<float>> read_floats(const Tensor& t, const char* what) {
+Result<std::vector<float>> read_scales(const Tensor& t, const char* what, ScaleUse use) {
   std::vector<float> out(static_cast<size_t>(t.numel()));
   Status st = dispatch(t.dtype, kScale, what, [&]<typename T>(Tag<T>) -> Status {
     if constexpr (is_float_v<T>) {
@@ -19,6 +21,15 @@ Result<std::vector<float>> read_floats(const Tensor& t, const char* what) {
   });
   if (!st.is_ok())
     return invalid(what, " must be float32, float16 or bfloat16, got ", dtype_name(t.dtype));
+  for (size_t i = 0; i < out.size(); ++i) {
+    const float s = out[i];
+    if (std::isfinite(s) && s > 0.0f) continue;
+    if (s == 0.0f && use == ScaleUse::kFactor) continue;
+    const std::string where = out.size() == 1 ? std::string() : " at index " + std::to_string(i);
+    return invalid(what, " is ", s, where, ": a scale must be ",
+                   use == ScaleUse::kDivisor ? "positive and finite (the op divides by it)"
+                                             : "finite and not negative");
+  }
   return out;
 }
 

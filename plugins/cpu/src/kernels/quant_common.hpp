@@ -75,8 +75,15 @@ struct QActivations {
 };
 QActivations as_uint8(const Tensor& t);
 
-// The values of a float32/float16/bfloat16 tensor as float.
-Result<std::vector<float>> read_floats(const Tensor& t, const char* what);
+// How an op uses a scale: it divides by it (QuantizeLinear's y_scale, the output scale of
+// QLinearConv / QLinearMatMul) or multiplies by it (the input scales).
+enum class ScaleUse { kDivisor, kFactor };
+
+// The values of a float32/float16/bfloat16 scale tensor as float. Every value must be
+// finite and not negative, and a divisor also non-zero: otherwise an error naming the
+// input, the index and the value. (A factor of 0 is allowed: DynamicQuantizeLinear gives
+// an all-zero tensor the scale 0, and dequantizing it must still give zeros.)
+Result<std::vector<float>> read_scales(const Tensor& t, const char* what, ScaleUse use);
 // The values of an integer tensor (8/16/32-bit) as int32.
 Result<std::vector<int32_t>> read_ints(const Tensor& t, const char* what);
 

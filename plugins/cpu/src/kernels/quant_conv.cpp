@@ -304,9 +304,9 @@ class IntConvKernel final : public Kernel {
       return invalid("x_scale has shape ", dims_str(XS.dims), ", expected a scalar");
     if (YS.numel() != 1)
       return invalid("y_scale has shape ", dims_str(YS.dims), ", expected a scalar");
-    CPU_ASSIGN_OR_RETURN(std::vector<float> xs, read_floats(XS, "x_scale"));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> ys, read_floats(YS, "y_scale"));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> ws_raw, read_floats(WS, "w_scale"));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> xs, read_scales(XS, "x_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> ys, read_scales(YS, "y_scale", ScaleUse::kDivisor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> ws_raw, read_scales(WS, "w_scale", ScaleUse::kFactor));
     CPU_ASSIGN_OR_RETURN(std::vector<float> ws, per_channel(ws_raw, WS, M, "w_scale"));
     for (float& w : ws) w = xs[0] * w / ys[0];
     return ws;

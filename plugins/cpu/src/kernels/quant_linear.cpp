@@ -32,9 +32,9 @@ struct AxisParams {
 // Reads and checks the scale/zero point of x. `sname`/`zname` are the inputs' names.
 Result<AxisParams> resolve_params(const Tensor& x, const Tensor& scale, const Tensor* zp,
                                   int64_t axis_attr, int64_t block, int64_t opset,
-                                  const char* sname, const char* zname) {
+                                  const char* sname, const char* zname, ScaleUse use) {
   AxisParams p;
-  CPU_ASSIGN_OR_RETURN(p.scale, read_floats(scale, sname));
+  CPU_ASSIGN_OR_RETURN(p.scale, read_scales(scale, sname, use));
   if (zp != nullptr) {
     if (zp->dims != scale.dims)
       return invalid(zname, " has shape ", dims_str(zp->dims), " but ", sname, " has shape ",
@@ -110,7 +110,8 @@ class QuantizeKernel final : public Kernel {
       return invalid("output_dtype is ", dtype_name(out_dtype_), " but y_zero_point is ",
                      dtype_name(Z->dtype));
     CPU_ASSIGN_OR_RETURN(
-        AxisParams p, resolve_params(*X, *S, Z, axis_, block_, opset_, "y_scale", "y_zero_point"));
+        AxisParams p, resolve_params(*X, *S, Z, axis_, block_, opset_, "y_scale", "y_zero_point",
+                                          ScaleUse::kDivisor));
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, out, X->dims));
     if (Y->numel() == 0) return Status::ok();
     const uint32_t in_mask = dtypes::kF32 | dtypes::kF16 | dtypes::kBF16 | dtypes::kI32;
@@ -162,7 +163,8 @@ class DequantizeKernel final : public Kernel {
       return invalid("x_zero_point is ", dtype_name(Z->dtype), " but x is ", dtype_name(X->dtype),
                      ": they must be the same type");
     CPU_ASSIGN_OR_RETURN(
-        AxisParams p, resolve_params(*X, *S, Z, axis_, block_, opset_, "x_scale", "x_zero_point"));
+        AxisParams p, resolve_params(*X, *S, Z, axis_, block_, opset_, "x_scale", "x_zero_point",
+                                          ScaleUse::kFactor));
     if (X->dtype == INFER_DTYPE_INT32)
       for (int32_t z : p.zp)
         if (z != 0) return invalid("x_zero_point must be 0 for int32 x, got ", z);

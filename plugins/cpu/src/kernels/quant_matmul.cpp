@@ -249,9 +249,9 @@ class QLinearMatMulKernel final : public Kernel {
     CPU_ASSIGN_OR_RETURN(bool fast, fast_product(A, B, ctx.input(2), ctx.input(5), &f));
     if (fast && AS.numel() == 1 && YS.numel() == 1 && YZ.numel() == 1 &&
         (BS.numel() == 1 || (BS.rank() == 1 && BS.dims[0] == f.N))) {
-      CPU_ASSIGN_OR_RETURN(std::vector<float> as, read_floats(AS, "a_scale"));
-      CPU_ASSIGN_OR_RETURN(std::vector<float> bs, read_floats(BS, "b_scale"));
-      CPU_ASSIGN_OR_RETURN(std::vector<float> ys, read_floats(YS, "y_scale"));
+      CPU_ASSIGN_OR_RETURN(std::vector<float> as, read_scales(AS, "a_scale", ScaleUse::kFactor));
+      CPU_ASSIGN_OR_RETURN(std::vector<float> bs, read_scales(BS, "b_scale", ScaleUse::kFactor));
+      CPU_ASSIGN_OR_RETURN(std::vector<float> ys, read_scales(YS, "y_scale", ScaleUse::kDivisor));
       CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz, read_ints(YZ, "y_zero_point"));
       // The general path's order of operations: a_scale * b_scale / y_scale.
       std::vector<float> mult(static_cast<size_t>(f.N));
@@ -271,9 +271,9 @@ class QLinearMatMulKernel final : public Kernel {
     }
     CPU_ASSIGN_OR_RETURN(IntProduct p,
                          int_product(ctx, A, B, ctx.input(2), ctx.input(5), "a", "b"));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> as, scales(*ctx.input(1), p.a_dims, -2, "a_scale"));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> bs, scales(*ctx.input(4), p.b_dims, -1, "b_scale"));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> ys, scales(*ctx.input(6), p.a_dims, -2, "y_scale"));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> as, scales(*ctx.input(1), p.a_dims, -2, "a_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> bs, scales(*ctx.input(4), p.b_dims, -1, "b_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> ys, scales(*ctx.input(6), p.a_dims, -2, "y_scale", ScaleUse::kDivisor));
     CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz_raw, read_ints(YZ, "y_zero_point"));
     CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz,
                          expand_matrix_param(yz_raw, YZ.dims, p.a_dims, -2, "y_zero_point"));
@@ -304,8 +304,8 @@ class QLinearMatMulKernel final : public Kernel {
   PackedB packed_;
 
   static Result<std::vector<float>> scales(const Tensor& t, const Dims& operand, int vary_dim,
-                                           const char* what) {
-    CPU_ASSIGN_OR_RETURN(std::vector<float> v, read_floats(t, what));
+                                           const char* what, ScaleUse use) {
+    CPU_ASSIGN_OR_RETURN(std::vector<float> v, read_scales(t, what, use));
     return expand_matrix_param(v, t.dims, operand, vary_dim, what);
   }
 };

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "simd/isa.hpp"
 
 namespace infer::cpu::simd {
@@ -35,6 +39,25 @@ TEST(Isa, ArchitectureSpecificSetsAreExclusive) {
   EXPECT_FALSE(isa_supported(Isa::kAvx512));
   EXPECT_EQ(best_isa(), Isa::kNeon);
 #endif
+}
+
+TEST(Isa, Avx512Bf16DetectionAgreesWithTheKernel) {
+  // The kernel's own flag list (Linux) names avx512_bf16 exactly when CPUID leaf 7.1 EAX
+  // bit 5 is set; the library also requires usable AVX-512.
+  if (cpu_has_avx512_bf16()) {
+    EXPECT_TRUE(isa_supported(Isa::kAvx512));
+  }
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    bool listed = false;
+    for (std::string w; words >> w;) listed = listed || w == "avx512_bf16";
+    EXPECT_EQ(cpu_has_avx512_bf16(), listed && isa_supported(Isa::kAvx512));
+    return;
+  }
+  GTEST_SKIP() << "no /proc/cpuinfo flags line";
 }
 
 TEST(Isa, OverrideChoosesTheNamedVariant) {
