@@ -64,6 +64,15 @@ float bf16_round(float f) {
 
 namespace {
 
+// "threadsafe" re-executes the test binary, which qemu-user cannot do (tools/test-aarch64.sh
+// runs the AArch64 build under qemu-aarch64-static: "Exec format error"); "fast" only forks.
+#if defined(__aarch64__)
+constexpr const char* kDeathTestStyle = "fast";
+#else
+constexpr const char* kDeathTestStyle = "threadsafe";
+#endif
+
+
 using testing::bf16_round;
 
 using testing::StdThreads;
@@ -689,7 +698,7 @@ TEST_F(GemmBf16Test, PackedMatchesChecksThePrecision) {
 }
 
 TEST_F(GemmBf16Test, MixedPrecisionOperandsAbort) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
   const auto a = random_floats(8 * 8, 3);
   AlignedBuffer pa(packed_a_bytes(kIsa, 8, 8, GemmPrecision::kBfloat16));
   AlignedBuffer pb(packed_b_bytes(kIsa, 8, 8));
@@ -713,7 +722,7 @@ TEST(GemmPrecision, NamesAndSupport) {
 }
 
 TEST(GemmPrecision, PackingBfloat16WhereUnsupportedAborts) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
   const float a[4] = {1, 2, 3, 4};
   alignas(64) static unsigned char buf[4096];
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
