@@ -51,6 +51,19 @@ double fma_scalar(long iterations, float* sink) {
 }
 
 #ifdef INFER_PEAK_X86
+// The sum of every lane of kAccumulators float vectors (what *sink gets, so the loops are
+// not dead code). Through memory: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized
+// on its own _mm256_undefined_pd.
+__attribute__((target("avx512f"))) float sum_lanes(const __m512* acc) {
+  __m512 s = acc[0];
+  for (int j = 1; j < kAccumulators; ++j) s = _mm512_add_ps(s, acc[j]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, s);
+  float t = 0;
+  for (float v : lanes) t += v;
+  return t;
+}
+
 __attribute__((target("avx512f"))) double fma_avx512(long iterations, float* sink) {
   __m512 acc[kAccumulators];
   for (int j = 0; j < kAccumulators; ++j) acc[j] = _mm512_set1_ps(static_cast<float>(j) * 0.001f);
@@ -59,15 +72,7 @@ __attribute__((target("avx512f"))) double fma_avx512(long iterations, float* sin
 #pragma GCC unroll 16
     for (int j = 0; j < kAccumulators; ++j) acc[j] = _mm512_fmadd_ps(acc[j], b, c);
   }
-  __m512 s = acc[0];
-  for (int j = 1; j < kAccumulators; ++j) s = _mm512_add_ps(s, acc[j]);
-  // Through memory: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized on its own
-  // _mm256_undefined_pd.
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, s);
-  float t = 0;
-  for (float v : lanes) t += v;
-  *sink = t;
+  *sink = sum_lanes(acc);
   return 2.0 * 16 * kAccumulators * static_cast<double>(iterations);
 }
 
@@ -103,13 +108,7 @@ __attribute__((target("avx512f,avx512bf16"))) double dot_bf16(long iterations, f
 #pragma GCC unroll 16
     for (int j = 0; j < kAccumulators; ++j) acc[j] = _mm512_dpbf16_ps(acc[j], a, b);
   }
-  __m512 s = acc[0];
-  for (int j = 1; j < kAccumulators; ++j) s = _mm512_add_ps(s, acc[j]);
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, s);
-  float t = 0;
-  for (float v : lanes) t += v;
-  *sink = t;
+  *sink = sum_lanes(acc);
   return 2.0 * 32 * kAccumulators * static_cast<double>(iterations);
 }
 

@@ -91,15 +91,6 @@ std::vector<float> conv_test_reference(const ConvShape& s, const std::vector<flo
 
 namespace {
 
-// "threadsafe" re-executes the test binary, which qemu-user cannot do (tools/test-aarch64.sh
-// runs the AArch64 build under qemu-aarch64-static: "Exec format error"); "fast" only forks.
-#if defined(__aarch64__)
-constexpr const char* kDeathTestStyle = "fast";
-#else
-constexpr const char* kDeathTestStyle = "threadsafe";
-#endif
-
-
 // Packs w for `algo` in precision `p` (checking what conv_packed_matches reports), runs
 // conv_forward and returns y.
 std::vector<float> conv_test_run_in(GemmPrecision p, Isa isa, const Threads& threads,
@@ -360,7 +351,7 @@ class ConvBf16Test : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!gemm_precision_supported(Isa::kAvx512, GemmPrecision::kBfloat16))
-      GTEST_SKIP() << "CPU lacks AVX512_BF16";
+      GTEST_SKIP() << "this CPU lacks AVX512_BF16: the bfloat16 GEMM exists only on AVX-512 CPUs with it";
   }
   static constexpr Isa kIsa = Isa::kAvx512;
 
@@ -501,7 +492,7 @@ TEST_F(ConvBf16Test, PackedBlobsCarryTheirPrecision) {
 }
 
 TEST(ConvBf16Support, PackingWhereUnsupportedAborts) {
-  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
+  GTEST_FLAG_SET(death_test_style, testing::kDeathTestStyle);
   const ConvShape s = conv_test_shape(1, 4, 6, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0});
   const auto w = random_floats(24, 3);
   std::unique_ptr<void, decltype(&std::free)> packed(std::aligned_alloc(64, 4096), &std::free);

@@ -64,15 +64,6 @@ float bf16_round(float f) {
 
 namespace {
 
-// "threadsafe" re-executes the test binary, which qemu-user cannot do (tools/test-aarch64.sh
-// runs the AArch64 build under qemu-aarch64-static: "Exec format error"); "fast" only forks.
-#if defined(__aarch64__)
-constexpr const char* kDeathTestStyle = "fast";
-#else
-constexpr const char* kDeathTestStyle = "threadsafe";
-#endif
-
-
 using testing::bf16_round;
 
 using testing::StdThreads;
@@ -459,7 +450,7 @@ class GemmBf16Test : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!gemm_precision_supported(Isa::kAvx512, GemmPrecision::kBfloat16))
-      GTEST_SKIP() << "CPU lacks AVX512_BF16";
+      GTEST_SKIP() << "this CPU lacks AVX512_BF16: the bfloat16 GEMM exists only on AVX-512 CPUs with it";
   }
   static void TearDownTestSuite() {
     std::printf("[ gemm ] bfloat16: worst |error| / sum|terms| = %.3g\n", worst_bf16_error());
@@ -698,7 +689,7 @@ TEST_F(GemmBf16Test, PackedMatchesChecksThePrecision) {
 }
 
 TEST_F(GemmBf16Test, MixedPrecisionOperandsAbort) {
-  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
+  GTEST_FLAG_SET(death_test_style, testing::kDeathTestStyle);
   const auto a = random_floats(8 * 8, 3);
   AlignedBuffer pa(packed_a_bytes(kIsa, 8, 8, GemmPrecision::kBfloat16));
   AlignedBuffer pb(packed_b_bytes(kIsa, 8, 8));
@@ -722,7 +713,7 @@ TEST(GemmPrecision, NamesAndSupport) {
 }
 
 TEST(GemmPrecision, PackingBfloat16WhereUnsupportedAborts) {
-  GTEST_FLAG_SET(death_test_style, kDeathTestStyle);
+  GTEST_FLAG_SET(death_test_style, testing::kDeathTestStyle);
   const float a[4] = {1, 2, 3, 4};
   alignas(64) static unsigned char buf[4096];
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {

@@ -57,7 +57,7 @@ TEST(Isa, Avx512Bf16DetectionAgreesWithTheKernel) {
     EXPECT_EQ(cpu_has_avx512_bf16(), listed && isa_supported(Isa::kAvx512));
     return;
   }
-  GTEST_SKIP() << "no /proc/cpuinfo flags line";
+  GTEST_SKIP() << "/proc/cpuinfo has no flags line to compare with (not Linux on x86-64)";
 }
 
 TEST(Isa, OverrideChoosesTheNamedVariant) {

@@ -47,6 +47,14 @@ class StdThreads final : public Threads {
   int workers_;
 };
 
+// The death-test style for EXPECT_DEATH in these tests. "threadsafe" re-executes the test binary, which qemu-user cannot do (tools/test-aarch64.sh
+// runs the AArch64 build under qemu-aarch64-static: "Exec format error"); "fast" only forks.
+#if defined(__aarch64__)
+inline constexpr const char* kDeathTestStyle = "fast";
+#else
+inline constexpr const char* kDeathTestStyle = "threadsafe";
+#endif
+
 inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
