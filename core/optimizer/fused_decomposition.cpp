@@ -1,6 +1,7 @@
 #include "optimizer/fused_decomposition.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <numbers>
@@ -198,10 +199,9 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
     // The last node of the chain writes the fused node's output itself (no Identity).
     const bool has_activation = !fused.attr_string("activation", "").empty();
     const bool base_is_last = extra == ir::kNoValue && !has_activation;
-    ir::ValueId y = e.node(base, ins, dt,
-                           op == "FusedMatMul" ? std::vector<ir::Attribute>{}
-                                               : base_attributes(fused),
-                           base_is_last ? out : ir::kNoValue);
+    ir::ValueId y = e.node(
+        base, ins, dt, op == "FusedMatMul" ? std::vector<ir::Attribute>{} : base_attributes(fused),
+        base_is_last ? out : ir::kNoValue);
     if (extra != ir::kNoValue)
       y = e.node("Add", {y, extra}, dt, {}, has_activation ? ir::kNoValue : out);
     if (!has_activation) return Status::ok();
@@ -258,7 +258,8 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
     ir::ValueId d = e.node("Sub", {x, mean}, dt);
     ir::ValueId var = reduce_mean(e.node("Mul", {d, d}, dt));
     ir::ValueId sd =
-        e.node("Sqrt", {e.node("Add", {var, e.scalar(dt, eps, "epsilon")}, dt, {}, ir::kNoValue, &reduced)},
+        e.node("Sqrt",
+               {e.node("Add", {var, e.scalar(dt, eps, "epsilon")}, dt, {}, ir::kNoValue, &reduced)},
                dt, {}, ir::kNoValue, &reduced);
     ir::ValueId n = e.node("Div", {d, sd}, dt);
     if (ins[2] == ir::kNoValue) {
@@ -305,6 +306,43 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
     e.node("Reshape", {o, e.ints({0, 0, -1}, "merged_heads")}, dt, {}, out);
     return Status::ok();
   }
+  if (op == "QLinearAdd" || op == "QLinearMul") {
+    // DequantizeLinear both operands, the float op, QuantizeLinear: the definition itself.
+    if (fused.inputs.size() != 8)
+      return invalid_argument(fused.describe() + ": expected 8 inputs, got " +
+                              std::to_string(fused.inputs.size()));
+    const ir::ValueId a = fused.inputs[0], b = fused.inputs[3];
+    const ir::ValueId fa = e.node("DequantizeLinear", {a, fused.inputs[1], fused.inputs[2]},
+                                  DataType::kFloat32, {}, ir::kNoValue, &graph.value(a).shape);
+    const ir::ValueId fb = e.node("DequantizeLinear", {b, fused.inputs[4], fused.inputs[5]},
+                                  DataType::kFloat32, {}, ir::kNoValue, &graph.value(b).shape);
+    const ir::ValueId fc = e.node(op == "QLinearAdd" ? "Add" : "Mul", {fa, fb}, DataType::kFloat32);
+    e.node("QuantizeLinear", {fc, fused.inputs[6], fused.inputs[7]}, dt, {}, out);
+    return Status::ok();
+  }
+  if (op == "QLinearLookup") {
+    // Y = Gather(table, X as an int32 index), the index of an int8 X shifted by 128.
+    if (fused.inputs.size() != 2)
+      return invalid_argument(fused.describe() + ": expected 2 inputs (X, table), got " +
+                              std::to_string(fused.inputs.size()));
+    const ir::ValueId x = fused.inputs[0];
+    const ir::Shape& xs = graph.value(x).shape;
+    ir::ValueId index =
+        e.node("Cast", {x}, DataType::kInt32,
+               {attr_int("to", static_cast<int64_t>(DataType::kInt32))}, ir::kNoValue, &xs);
+    if (graph.value(x).dtype == DataType::kInt8) {
+      const int32_t offset = 128;
+      std::vector<uint8_t> bytes(sizeof(offset));
+      std::memcpy(bytes.data(), &offset, sizeof(offset));
+      const ir::ValueId c =
+          add_constant(graph, fused.name + "/offset",
+                       std::make_shared<const ir::TensorData>(
+                           DataType::kInt32, std::vector<int64_t>{}, std::move(bytes)));
+      index = e.node("Add", {index, c}, DataType::kInt32, {}, ir::kNoValue, &xs);
+    }
+    e.node("Gather", {fused.inputs[1], index}, dt, {attr_int("axis", 0)}, out);
+    return Status::ok();
+  }
   return invalid_argument(fused.describe() + ": no decomposition for " + kFusedDomain + "." + op);
 }
 
@@ -312,8 +350,9 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
 
 bool is_decomposable_fused_node(const ir::Node& node) {
   if (node.domain != kFusedDomain) return false;
-  static const char* kOps[] = {"FusedConv",          "FusedGemm", "FusedMatMul", "Gelu",
-                               "LayerNormalization", "Attention"};
+  static const char* kOps[] = {"FusedConv",  "FusedGemm",          "FusedMatMul",
+                               "Gelu",       "LayerNormalization", "Attention",
+                               "QLinearAdd", "QLinearMul",         "QLinearLookup"};
   for (const char* op : kOps)
     if (node.op_type == op) return true;
   return false;

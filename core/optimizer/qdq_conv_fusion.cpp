@@ -7,83 +7,19 @@
 #include <vector>
 
 #include "optimizer/fused_activation.hpp"
+#include "optimizer/qdq_util.hpp"
 #include "optimizer/rewrite.hpp"
 
 namespace infer::optimizer {
 namespace {
 
-constexpr int64_t kMinQdqOpset = 13;  // per-axis DequantizeLinear
-
-bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
-
-bool present(const ir::Node& n, size_t slot) {
-  return slot < n.inputs.size() && n.inputs[slot] != ir::kNoValue;
-}
-
-// The elements of a uint8/int8 constant as int32.
-std::optional<std::vector<int32_t>> int8_constant(const ir::Graph& graph, ir::ValueId v) {
-  const ir::TensorData* t = constant_of(graph, v);
-  if (t == nullptr || !is_8bit(t->dtype())) return std::nullopt;
-  std::vector<int32_t> out(static_cast<size_t>(t->element_count()));
-  for (size_t i = 0; i < out.size(); ++i)
-    out[i] =
-        t->dtype() == DataType::kUInt8 ? int32_t{t->as<uint8_t>()[i]} : int32_t{t->as<int8_t>()[i]};
-  return out;
-}
-
-// A positive, finite float32 scale constant of `count` elements (1: per tensor).
-std::optional<std::vector<double>> scales(const ir::Graph& graph, ir::ValueId v, size_t count) {
-  const ir::TensorData* t = constant_of(graph, v);
-  if (t == nullptr || t->dtype() != DataType::kFloat32) return std::nullopt;
-  std::optional<std::vector<double>> s = float_constant(graph, v);
-  if (!s || s->size() != count) return std::nullopt;
-  for (double x : *s)
-    if (!(x > 0) || !std::isfinite(x)) return std::nullopt;
-  return s;
-}
-
-// One DequantizeLinear (or QuantizeLinear) with a per-tensor scale and zero point.
-struct PerTensor {
-  ir::ValueId data = ir::kNoValue;  // the quantized side (DQ's input, Q's output)
-  ir::ValueId scale = ir::kNoValue;
-  ir::ValueId zero = ir::kNoValue;  // kNoValue: absent (0 of the data's type)
-  DataType dtype = DataType::kUndefined;
-  int32_t zero_value = 0;
-  double scale_value = 0;
-};
-
-std::optional<PerTensor> per_tensor(const ir::Graph& graph, const ir::Node& n, ir::ValueId data) {
-  if (n.inputs.size() < 2 || !present(n, 1)) return std::nullopt;
-  PerTensor p;
-  p.data = data;
-  p.scale = n.inputs[1];
-  std::optional<std::vector<double>> s = scales(graph, p.scale, 1);
-  if (!s) return std::nullopt;
-  p.scale_value = (*s)[0];
-  // The quantized type: the zero point's, else the data's when already inferred, else
-  // (a QuantizeLinear without zero point) ONNX's default, uint8.
-  p.dtype = graph.value(data).dtype;
-  if (present(n, 2)) {
-    p.zero = n.inputs[2];
-    std::optional<std::vector<int32_t>> z = int8_constant(graph, p.zero);
-    if (!z || z->size() != 1) return std::nullopt;
-    const DataType zt = constant_of(graph, p.zero)->dtype();
-    if (p.dtype != DataType::kUndefined && p.dtype != zt) return std::nullopt;
-    p.dtype = zt;
-    p.zero_value = (*z)[0];
-  } else if (p.dtype == DataType::kUndefined && n.op_type == "QuantizeLinear") {
-    p.dtype = DataType::kUInt8;
-  }
-  if (!is_8bit(p.dtype)) return std::nullopt;
-  return p;
-}
-
-// A one-element zero point of `dtype` holding 0, for an omitted one.
-ir::ValueId zero_constant(ir::Graph& graph, const std::string& base, DataType dtype) {
-  return add_constant(graph, base,
-                      std::make_shared<const ir::TensorData>(dtype, std::vector<int64_t>{},
-                                                             std::vector<uint8_t>{0}));
-}
+using qdq::float_or_unknown;
+using qdq::int8_constant;
+using qdq::is_8bit;
+using qdq::per_tensor;
+using qdq::PerTensor;
+using qdq::present;
+using qdq::scales;
 
 class Matcher {
  public:
@@ -94,7 +30,6 @@ class Matcher {
   bool try_fuse(ir::NodeId q_id) {
     const ir::Node& q = g_.node(q_id);
     if (!is_onnx_op(q, "QuantizeLinear") || q.outputs.size() != 1 || !present(q, 0)) return false;
-    if (q.attr("output_dtype") != nullptr && !present(q, 2)) return false;
     const std::optional<PerTensor> y = per_tensor(g_, q, q.outputs[0]);
     if (!y) return false;
     // Back through an optional Relu to the Conv.
@@ -119,9 +54,7 @@ class Matcher {
     if (!float_or_unknown(conv_out)) return false;
 
     // x: DequantizeLinear with per-tensor parameters.
-    const ir::Node* dqx = index_.producer(conv.inputs[0]);
-    if (dqx == nullptr || !is_onnx_op(*dqx, "DequantizeLinear") || !present(*dqx, 0)) return false;
-    const std::optional<PerTensor> x = per_tensor(g_, *dqx, dqx->inputs[0]);
+    const std::optional<PerTensor> x = qdq::dequantized_input(g_, index_.producer(conv.inputs[0]));
     if (!x) return false;
 
     // w: DequantizeLinear of a constant, per tensor or per output channel (axis 0).
@@ -168,12 +101,12 @@ class Matcher {
 
     // Rewrite: the Conv becomes the QLinearConv and writes y_q.
     const std::string base = conv.name.empty() ? std::string("qlinear_conv") : conv.name;
-    const ir::ValueId x_zero =
-        x->zero != ir::kNoValue ? x->zero : zero_constant(g_, base + "_x_zero_point", x->dtype);
-    const ir::ValueId w_zero =
-        present(*dqw, 2) ? dqw->inputs[2] : zero_constant(g_, base + "_w_zero_point", wt->dtype());
-    const ir::ValueId y_zero =
-        y->zero != ir::kNoValue ? y->zero : zero_constant(g_, base + "_y_zero_point", y->dtype);
+    const ir::ValueId x_zero = qdq::zero_point_value(g_, *x, base + "_x");
+    PerTensor w_params;
+    w_params.zero = present(*dqw, 2) ? dqw->inputs[2] : ir::kNoValue;
+    w_params.dtype = wt->dtype();
+    const ir::ValueId w_zero = qdq::zero_point_value(g_, w_params, base + "_w");
+    const ir::ValueId y_zero = qdq::zero_point_value(g_, *y, base + "_y");
     std::vector<ir::ValueId> inputs = {x->data,        x->scale, x_zero,   wq,
                                        dqw->inputs[1], w_zero,   y->scale, y_zero};
     if (!bias.empty()) {
@@ -194,10 +127,7 @@ class Matcher {
   }
 
  private:
-  bool float_or_unknown(ir::ValueId v) const {
-    const DataType t = g_.value(v).dtype;
-    return t == DataType::kFloat32 || t == DataType::kUndefined;
-  }
+  bool float_or_unknown(ir::ValueId v) const { return qdq::float_or_unknown(g_, v); }
 
   // A float32 constant, or DequantizeLinear of an int32 constant (zero point 0), as double.
   std::optional<std::vector<double>> bias_values(ir::ValueId b) {
@@ -237,17 +167,10 @@ class Matcher {
 }  // namespace
 
 Result<int> QdqConvFusion::apply(ir::Graph& graph, const PassContext& context) {
-  if (context.opset("") < kMinQdqOpset) return 0;
-  const GraphIndex index(graph);
-  std::vector<bool> remove(graph.node_count(), false);
-  Matcher matcher(graph, index, remove);
-  int fused = 0;
-  const size_t count = graph.node_count();
-  for (ir::NodeId id = 0; id < count; ++id)
-    if (matcher.try_fuse(id)) ++fused;
-  if (fused == 0) return 0;
-  INFER_RETURN_IF_ERROR(commit(graph, remove));
-  return fused;
+  return qdq::rewrite_each_node(
+      graph, context, [&](const GraphIndex& index, ir::NodeId id, std::vector<bool>& remove) {
+        return Matcher(graph, index, remove).try_fuse(id);
+      });
 }
 
 }  // namespace infer::optimizer

@@ -22,8 +22,7 @@ bool cpu_has_avx2() {
 bool cpu_has_avx512() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-         cpu_has_avx2();
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") && cpu_has_avx2();
 }
 
 // Bit `bit` of register `reg` of CPUID leaf `leaf`, subleaf `sub` (false where the CPU
@@ -91,6 +90,16 @@ bool cpu_has_avx512_bf16() {
 #endif
 }
 
+bool cpu_has_avx512_vbmi() {
+#if defined(__x86_64__)
+  // CPUID.(EAX=7, ECX=0):ECX bit 1 (AVX512_VBMI).
+  static const bool has = cpu_has_avx512() && cpuid_bit(7, 0, Reg::kEcx, 1);
+  return has;
+#else
+  return false;
+#endif
+}
+
 bool cpu_has_neon_dotprod() {
 #if defined(__aarch64__) && defined(__linux__)
   // HWCAP_ASIMDDP (bit 20 of AT_HWCAP), spelled out: older headers lack the name.
@@ -139,8 +148,8 @@ IsaChoice choose_isa(const char* env_value) {
   if (env_value == nullptr || *env_value == '\0') return c;
   const std::optional<Isa> asked = parse_isa(env_value);
   if (!asked) {
-    c.error = std::string("INFER_CPU_ISA='") + env_value +
-              "' is not one of scalar, avx2, avx512, neon";
+    c.error =
+        std::string("INFER_CPU_ISA='") + env_value + "' is not one of scalar, avx2, avx512, neon";
   } else if (!isa_supported(*asked)) {
     c.error = std::string("INFER_CPU_ISA=") + env_value +
               " but this CPU or build cannot run it (supported here: ";

@@ -33,6 +33,9 @@ bool cpu_has_avx_vnni();     // AVX-VNNI (VEX vpdpbusd on ymm), with AVX2 usable
 // (gemm.hpp, GemmPrecision::kBfloat16) runs only where this holds (Zen 4/5, Cooper Lake,
 // Sapphire Rapids; not Skylake-SP or Ice Lake).
 bool cpu_has_avx512_bf16();
+// AVX512_VBMI (vpermi2b: a 128-byte table lookup per instruction), with AVX-512 usable
+// (Ice Lake and later, Zen 4/5; not Skylake-SP).
+bool cpu_has_avx512_vbmi();
 // AArch64's dot-product extension (sdot / udot, FEAT_DotProd); false elsewhere.
 bool cpu_has_neon_dotprod();
 

@@ -108,19 +108,21 @@ TEST(Pipeline, OutOfRangeLevelIsAnError) {
 
 TEST(Pipeline, RegistryNamesMatchThePassesItMakes) {
   for (const PassEntry& e : pass_registry()) EXPECT_EQ(e.make()->name(), e.name);
-  // The pipeline order README.md documents: the QDQ fusion (before constant folding
+  // The pipeline order README.md documents: the QDQ passes (before constant folding
   // dequantizes the weights), basic passes, DCE, transformer fusions
   // (before the generic MatMul/Add fusions would hide their patterns), generic fusions,
   // then the layout pass.
   EXPECT_EQ(known_pass_names(),
-            Names({"qdq_conv_fusion", "constant_folding", "shape_folding", "noop_elimination",
+            Names({"qdq_conv_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
+                   "qdq_passthrough", "constant_folding", "shape_folding", "noop_elimination",
                    "reshape_transpose_merging", "common_subexpression_elimination",
                    "dead_code_elimination", "layer_norm_fusion", "gelu_fusion", "attention_fusion",
                    "conv_bn_folding", "conv_add_fusion", "matmul_add_fusion", "hardswish_fusion",
                    "activation_fusion", "transpose_optimization"}));
   for (const PassEntry& e : pass_registry()) {
     const int expected = e.name == "transpose_optimization" ? kLevelAll
-                         : e.name.find("fusion") != std::string::npos || e.name == "conv_bn_folding"
+                         : e.name.find("fusion") != std::string::npos ||
+                                 e.name == "conv_bn_folding" || e.name == "qdq_passthrough"
                              ? kLevelExtended
                              : kLevelBasic;
     EXPECT_EQ(e.min_level, expected) << e.name;

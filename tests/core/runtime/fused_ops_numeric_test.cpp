@@ -50,8 +50,8 @@ class FusedOpsNumeric : public ::testing::Test {
     std::uniform_real_distribution<double> dist(lo, hi);
     std::vector<double> v(static_cast<size_t>(n));
     for (double& x : v) x = dist(rng_);
-    return optimizer::add_constant(
-        g, name, optimizer::make_float_tensor(DataType::kFloat32, dims, v));
+    return optimizer::add_constant(g, name,
+                                   optimizer::make_float_tensor(DataType::kFloat32, dims, v));
   }
 
   // Adds `op` (domain ai.infer) reading `inputs` and writing a float32 output "y".
@@ -162,9 +162,8 @@ TEST_F(FusedOpsNumeric, FusedGemmAndFusedMatMulWithEveryActivation) {
     ir::ValueId bm = random_constant(g, "b", {3, 7});
     ir::ValueId c = random_constant(g, "c", {3});
     add_fused(g, "FusedGemm", {a, bm, c},
-              with_activation({attr_int("transB", 1), attr_float("alpha", 0.5),
-                               attr_float("beta", 2.0)},
-                              act));
+              with_activation(
+                  {attr_int("transB", 1), attr_float("alpha", 0.5), attr_float("beta", 2.0)}, act));
     expect_same_as_decomposition(g, 13);
 
     ir::Graph m;
@@ -207,6 +206,91 @@ TEST_F(FusedOpsNumeric, AttentionWithAndWithoutMask) {
     if (!mask_dims.empty()) ins.push_back(random_constant(g, "mask", mask_dims, -2, 0));
     add_fused(g, "Attention", ins, {attr_int("num_heads", 2), attr_float("scale", 0.5)});
     expect_same_as_decomposition(g, 17);
+  }
+}
+
+// The quantized elementwise ops: 8-bit results, so the fused kernel and the decomposition
+// (DequantizeLinear, Add/Mul, QuantizeLinear; Cast and Gather) must agree byte for byte.
+class QuantizedOpsNumeric : public FusedOpsNumeric {
+ protected:
+  ir::ValueId random_bytes(ir::Graph& g, const std::string& name, DataType dtype,
+                           const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::uniform_int_distribution<int> dist(0, 255);
+    std::vector<uint8_t> bytes(static_cast<size_t>(n));
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(dist(rng_));
+    return optimizer::add_constant(
+        g, name, std::make_shared<const ir::TensorData>(dtype, dims, std::move(bytes)));
+  }
+  static ir::ValueId scalar(ir::Graph& g, const std::string& name, DataType dtype, double v) {
+    if (dtype == DataType::kFloat32)
+      return optimizer::add_constant(g, name,
+                                     optimizer::make_float_tensor(DataType::kFloat32, {}, {v}));
+    const uint8_t byte = static_cast<uint8_t>(static_cast<int>(v));
+    return optimizer::add_constant(g, name,
+                                   std::make_shared<const ir::TensorData>(
+                                       dtype, std::vector<int64_t>{}, std::vector<uint8_t>{byte}));
+  }
+  static void add_quantized(ir::Graph& g, const std::string& op, std::vector<ir::ValueId> inputs,
+                            DataType out) {
+    ir::Node n;
+    n.name = "fused";
+    n.op_type = op;
+    n.domain = optimizer::kFusedDomain;
+    n.inputs = std::move(inputs);
+    n.outputs = {optimizer::add_value(g, "y", out, ir::Shape{})};
+    g.add_node(std::move(n));
+    g.outputs = {g.node(0).outputs[0]};
+    g.rebuild_links();
+  }
+  void expect_identical_to_decomposition(const ir::Graph& g) {
+    ir::Graph fused = g;
+    ir::TensorDataPtr got = evaluate_all(fused, 13);
+    ir::Graph plain = g;
+    optimizer::PassContext ctx;
+    ctx.opsets = {{"", 13}};
+    auto made = optimizer::decompose_fused_nodes(plain, {0}, ctx);
+    ASSERT_TRUE(made.is_ok()) << made.status().message();
+    ir::TensorDataPtr want = evaluate_all(plain, 13);
+    ASSERT_NE(got, nullptr);
+    ASSERT_NE(want, nullptr);
+    ASSERT_EQ(got->dims(), want->dims());
+    ASSERT_EQ(got->dtype(), want->dtype());
+    const auto* a = got->as<uint8_t>();
+    const auto* b = want->as<uint8_t>();
+    for (int64_t i = 0; i < want->element_count(); ++i)
+      ASSERT_EQ(a[i], b[i]) << g.node(0).op_type << " element " << i;
+  }
+};
+
+TEST_F(QuantizedOpsNumeric, QLinearAddAndMulWithBroadcasting) {
+  for (const char* op : {"QLinearAdd", "QLinearMul"}) {
+    for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
+      ir::Graph g;
+      const double zero = t == DataType::kUInt8 ? 128 : -3;
+      std::vector<ir::ValueId> in = {
+          random_bytes(g, "a", t, {2, 3, 5, 7}),
+          scalar(g, "as", DataType::kFloat32, 0.05),
+          scalar(g, "az", t, zero),
+          random_bytes(g, "b", t, {3, 1, 7}),
+          scalar(g, "bs", DataType::kFloat32, 0.0731),
+          scalar(g, "bz", t, 7),
+          scalar(g, "cs", DataType::kFloat32, std::string(op) == "QLinearAdd" ? 0.09 : 0.7),
+          scalar(g, "cz", t, 5)};
+      add_quantized(g, op, in, t);
+      expect_identical_to_decomposition(g);
+    }
+  }
+}
+
+TEST_F(QuantizedOpsNumeric, QLinearLookupOfBothTypes) {
+  for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
+    ir::Graph g;
+    std::vector<ir::ValueId> in = {random_bytes(g, "x", t, {4, 65}),
+                                   random_bytes(g, "table", DataType::kUInt8, {256})};
+    add_quantized(g, "QLinearLookup", in, DataType::kUInt8);
+    expect_identical_to_decomposition(g);
   }
 }
 

@@ -244,6 +244,59 @@ TEST_F(CpuFused, MatMulBiasMustMatchLastDim) {
             "product [2,4])");
 }
 
+// QLinearAdd's 8 inputs: a and b fed, their per-tensor parameters constants.
+std::vector<TensorSpec> qadd_inputs(infer_dtype b_dtype, float c_scale) {
+  const auto u8 = [](const char* n, std::vector<uint8_t> v) {
+    return TensorSpec::constant(n, INFER_DTYPE_UINT8, {}, v);
+  };
+  const auto scale = [](const char* n, float v) {
+    return TensorSpec::constant(n, INFER_DTYPE_FLOAT32, {}, std::vector<float>{v});
+  };
+  return {TensorSpec::of("a", INFER_DTYPE_UINT8, {4}),
+          scale("as", 0.5f),
+          u8("az", {1}),
+          TensorSpec::of("b", b_dtype, {4}),
+          scale("bs", 0.25f),
+          u8("bz", {2}),
+          scale("cs", c_scale),
+          u8("cz", {3})};
+}
+
+TEST_F(CpuFused, QLinearAddChecksItsOperandsAndScales) {
+  const HostTensor a = HostTensor::make<uint8_t>(INFER_DTYPE_UINT8, {4}, {1, 2, 3, 4});
+  // A zero output scale: the op divides by it.
+  RunResult r = run("QLinearAdd", qadd_inputs(INFER_DTYPE_UINT8, 0.0f),
+                    {TensorSpec::of("c", INFER_DTYPE_UINT8, {4})}, {a, a});
+  EXPECT_EQ(r.status.code, INFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QLinearAdd): C_scale is 0: a scale must be positive and finite (the op "
+            "divides by it)");
+  // b of another 8-bit type than a.
+  const HostTensor b = HostTensor::make<int8_t>(INFER_DTYPE_INT8, {4}, {1, 2, 3, 4});
+  r = run("QLinearAdd", qadd_inputs(INFER_DTYPE_INT8, 1.0f),
+          {TensorSpec::of("c", INFER_DTYPE_UINT8, {4})}, {a, b});
+  EXPECT_EQ(r.status.code, INFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QLinearAdd): A is uint8 but B is int8: they must be the same type");
+  // Float operands are not this op's.
+  std::vector<TensorSpec> ins = qadd_inputs(INFER_DTYPE_UINT8, 1.0f);
+  ins[0] = f32("a", {4});
+  EXPECT_EQ(reason("QLinearAdd", ins, {TensorSpec::of("c", INFER_DTYPE_UINT8, {4})}),
+            "cpu: QLinearAdd does not support dtype float32 (input 0 'a')");
+}
+
+TEST_F(CpuFused, QLinearLookupNeedsA256EntryTable) {
+  const HostTensor x = HostTensor::make<uint8_t>(INFER_DTYPE_UINT8, {3}, {0, 1, 255});
+  RunResult r =
+      run("QLinearLookup",
+          {TensorSpec::of("x", INFER_DTYPE_UINT8, {3}),
+           TensorSpec::constant("table", INFER_DTYPE_UINT8, {255}, std::vector<uint8_t>(255, 7))},
+          {TensorSpec::of("y", INFER_DTYPE_UINT8, {3})}, {x});
+  EXPECT_EQ(r.status.code, INFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(r.status.message,
+            "node 'n' (QLinearLookup): table must hold 256 uint8 or int8 values, got uint8 [255]");
+}
+
 TEST_F(CpuFused, DtypesOutsideTheTableFallBack) {
   // FusedConv runs the float32-only Conv: a float64 node is left to the decomposition.
   const TensorSpec x = TensorSpec::of("x", INFER_DTYPE_FLOAT64, {1, 1, 3, 3});

@@ -9,17 +9,19 @@
 // float32 2-D MaxPool (without the Indices output) and AveragePool run on the SIMD
 // library's pool2d, which takes every window attribute (its average sums in float, not
 // double: a few ulps apart); the rest stays on the generic loop here.
+#include "simd/pool.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "../dispatch.hpp"
 #include "../host_threads.hpp"
 #include "../kernel.hpp"
 #include "../node_util.hpp"
-#include "simd/pool.hpp"
 #include "simd/vec.hpp"
 #include "spatial.hpp"
 
@@ -82,8 +84,8 @@ struct PoolParams {
 };
 
 template <typename T>
-void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int64_t* idx,
-                 size_t p0, size_t p1) {
+void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int64_t* idx, size_t p0,
+                 size_t p1) {
   using C = compute_t<T>;
   const int64_t in_n = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_n = g.out[0] * g.out[1] * g.out[2];
@@ -94,8 +96,7 @@ void pool_planes(const PoolParams& prm, const Window3& g, const T* x, T* y, int6
     for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
       const TapRange t0 = taps(o0 * g.s[0] - g.pb[0], g.k[0], g.d[0], g.in[0], g.pb[0], g.pe[0]);
       for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
-        const TapRange t1 =
-            taps(o1 * g.s[1] - g.pb[1], g.k[1], g.d[1], g.in[1], g.pb[1], g.pe[1]);
+        const TapRange t1 = taps(o1 * g.s[1] - g.pb[1], g.k[1], g.d[1], g.in[1], g.pb[1], g.pe[1]);
         for (int64_t o2 = 0; o2 < g.out[2]; ++o2, ++o) {
           const int64_t st2 = o2 * g.s[2] - g.pb[2];
           const TapRange t2 = taps(st2, g.k[2], g.d[2], g.in[2], g.pb[2], g.pe[2]);
@@ -212,8 +213,7 @@ class PoolKernel final : public Kernel {
     return dispatch(X.dtype, maxlike ? kMaxTypes : kAvgTypes, "pooling input",
                     [&]<typename T>(Tag<T>) -> Status {
                       if constexpr (in_mask<T>(kMaxTypes | kAvgTypes)) {
-                        return is_global(prm_.kind) ? run_global<T>(ctx, X)
-                                                    : run_window<T>(ctx, X);
+                        return is_global(prm_.kind) ? run_global<T>(ctx, X) : run_window<T>(ctx, X);
                       } else {
                         return invalid("dtype ", dtype_name(X.dtype), " is not supported");
                       }
@@ -254,6 +254,39 @@ class PoolKernel final : public Kernel {
         }
       }
     }
+    if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t>) {
+      // 8-bit MaxPool (the max pools of QDQ models after qdq_passthrough): each group of
+      // planes widened to float, pooled by the float kernel, narrowed back. Exact: every
+      // 8-bit value is a float, and the max picks one of them (a window with no tap in
+      // the plane, whose float result is the lowest float, saturates to T's lowest).
+      if (w.rank() == 2 && prm.kind == PoolKind::kMax && idx == nullptr) {
+        const simd::Pool2dShape s = pool2d_shape(prm, w);
+        if (simd::pool2d_supports(s)) {
+          const int64_t in_n = X.dims.size() == 4 ? X.dims[2] * X.dims[3] : 0;
+          const simd::Isa isa = kernel_isa();
+          // About 64 KiB of float input per group.
+          const int64_t group = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, in_n));
+          const int64_t groups = (planes + group - 1) / group;
+          ctx.parallel_for(static_cast<size_t>(groups), 1, [&](size_t g0, size_t g1) {
+            std::vector<float> in(static_cast<size_t>(group * in_n));
+            std::vector<float> out(static_cast<size_t>(group * out_n));
+            const simd::SerialThreads serial;
+            for (size_t gi = g0; gi < g1; ++gi) {
+              const int64_t p0 = static_cast<int64_t>(gi) * group;
+              const int64_t np = std::min(group, planes - p0);
+              const T* src = x + p0 * in_n;
+              for (int64_t i = 0; i < np * in_n; ++i) in[static_cast<size_t>(i)] = src[i];
+              simd::pool2d(isa, serial, s, in.data(), out.data(), static_cast<size_t>(np));
+              T* dst = y + p0 * out_n;
+              const float lowest = static_cast<float>(std::numeric_limits<T>::lowest());
+              for (int64_t i = 0; i < np * out_n; ++i)
+                dst[i] = static_cast<T>(std::max(lowest, out[static_cast<size_t>(i)]));
+            }
+          });
+          return Status::ok();
+        }
+      }
+    }
     ctx.parallel_for(static_cast<size_t>(planes),
                      grain_for(static_cast<size_t>(out_n * g.k[0] * g.k[1] * g.k[2])),
                      [&](size_t p0, size_t p1) { pool_planes<T>(prm, g, x, y, idx, p0, p1); });
@@ -266,7 +299,8 @@ class PoolKernel final : public Kernel {
     y_dims.resize(X.rank(), 1);
     const int64_t n = sdk::element_count(X.dims.data() + 2, X.rank() - 2);
     const int64_t planes = X.dims[0] * X.dims[1];
-    if (n == 0 && planes > 0) return invalid("global pooling over an empty input ", dims_str(X.dims));
+    if (n == 0 && planes > 0)
+      return invalid("global pooling over an empty input ", dims_str(X.dims));
     CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, X.dtype, y_dims));
     const T* x = X.as<T>();
     T* y = Y->mut<T>();
@@ -279,7 +313,8 @@ class PoolKernel final : public Kernel {
                          [&](size_t p0, size_t p1) {
                            for (size_t p = p0; p < p1; ++p)
                              y[p] = simd::vec_sum(isa, x + static_cast<int64_t>(p) * n,
-                                                  static_cast<size_t>(n)) * inv;
+                                                  static_cast<size_t>(n)) *
+                                    inv;
                          });
         return Status::ok();
       }

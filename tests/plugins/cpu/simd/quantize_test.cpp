@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "simd_test_util.hpp"
@@ -126,6 +127,90 @@ TEST_P(QuantizeTest, RangeIncludesZeroAndIgnoresNaN) {
   range_with_zero(GetParam(), pos.data(), pos.size(), &lo, &hi);
   EXPECT_EQ(lo, 0.0f);
   EXPECT_EQ(hi, 2.0f);
+}
+
+// QLinearAdd / QLinearMul: DequantizeLinear of both operands, the float op and
+// QuantizeLinear, written out here one float operation at a time (volatile keeps the
+// compiler from contracting the scaling and the sum into one FMA).
+template <typename Q>
+Q binary_reference(QBinaryOp op, Q a, QParams pa, Q b, QParams pb, QParams pc) {
+  volatile float fa = static_cast<float>(static_cast<int32_t>(a) - pa.zero) * pa.scale;
+  volatile float fb = static_cast<float>(static_cast<int32_t>(b) - pb.zero) * pb.scale;
+  volatile float s = op == QBinaryOp::kMul ? fa * fb : fa + fb;
+  return reference<Q>(s, pc.scale, pc.zero);
+}
+
+template <typename Q>
+void check_binary(Isa isa, QBinaryOp op, QParams pa, QParams pb, QParams pc) {
+  // Every pair of values, as runs; then each operand broadcast against every value.
+  std::vector<Q> a, b;
+  for (int i = 0; i < 256; ++i)
+    for (int j = 0; j < 256; ++j) {
+      a.push_back(static_cast<Q>(std::numeric_limits<Q>::min() + i));
+      b.push_back(static_cast<Q>(std::numeric_limits<Q>::min() + j));
+    }
+  auto run = [&](const Q* x, size_t xs, const Q* y, size_t ys, Q* out, size_t n) {
+    if constexpr (std::is_same_v<Q, uint8_t>)
+      qlinear_binary_u8(isa, op, x, xs, pa, y, ys, pb, pc, out, n);
+    else
+      qlinear_binary_s8(isa, op, x, xs, pa, y, ys, pb, pc, out, n);
+  };
+  std::vector<Q> c(a.size());
+  run(a.data(), 1, b.data(), 1, c.data(), a.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_EQ(c[i], binary_reference(op, a[i], pa, b[i], pb, pc))
+        << "a " << int(a[i]) << " b " << int(b[i]) << " at " << i;
+  const Q one = static_cast<Q>(std::numeric_limits<Q>::min() + 200);
+  std::vector<Q> d(256);
+  run(&one, 0, b.data(), 1, d.data(), 256);
+  for (size_t j = 0; j < 256; ++j)
+    ASSERT_EQ(d[j], binary_reference(op, one, pa, b[j], pb, pc)) << "a broadcast, b " << int(b[j]);
+  run(b.data(), 1, &one, 0, d.data(), 256);
+  for (size_t j = 0; j < 256; ++j)
+    ASSERT_EQ(d[j], binary_reference(op, b[j], pa, one, pb, pc)) << "b broadcast, a " << int(b[j]);
+}
+
+TEST_P(QuantizeTest, QLinearAddAndMulMatchTheUnfusedOps) {
+  for (QBinaryOp op : {QBinaryOp::kAdd, QBinaryOp::kMul}) {
+    check_binary<uint8_t>(GetParam(), op, {0.05f, 3}, {0.0731f, 128}, {0.09f, 60});
+    check_binary<uint8_t>(GetParam(), op, {0.5f, 0}, {0.5f, 0}, {0.5f, 0});  // ties
+    check_binary<int8_t>(GetParam(), op, {0.02f, -10}, {0.013f, 5}, {0.031f, -128});
+    // Huge scales: infinities and inf - inf = NaN (quantized to the zero point).
+    check_binary<uint8_t>(GetParam(), op, {3e38f, 100}, {3e38f, 100}, {1.0f, 17});
+  }
+}
+
+TEST_P(QuantizeTest, QLinearBinaryEveryTailLength) {
+  const QParams pa{0.1f, 7}, pb{0.2f, 250}, pc{0.15f, 90};
+  std::vector<uint8_t> a(80), b(80);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<uint8_t>(i * 37 + 5);
+    b[i] = static_cast<uint8_t>(i * 91 + 13);
+  }
+  for (size_t n = 0; n <= a.size(); ++n) {
+    std::vector<uint8_t> y(n + 1, 0xAB);
+    qlinear_binary_u8(GetParam(), QBinaryOp::kAdd, a.data(), 1, pa, b.data(), 1, pb, pc, y.data(),
+                      n);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(y[i], binary_reference(QBinaryOp::kAdd, a[i], pa, b[i], pb, pc)) << n;
+    ASSERT_EQ(y[n], 0xAB) << "wrote past the end, n " << n;
+  }
+}
+
+TEST_P(QuantizeTest, LookupEveryValueAndTail) {
+  std::vector<uint8_t> table(256);
+  for (int i = 0; i < 256; ++i) table[i] = static_cast<uint8_t>((i * 73 + 11) ^ 0x5A);
+  std::vector<uint8_t> x(300);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(i * 7 + 3);
+  for (uint8_t flip : {uint8_t{0}, uint8_t{0x80}}) {
+    for (size_t n :
+         {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{256}, size_t{300}}) {
+      std::vector<uint8_t> y(n + 1, 0xCD);
+      lookup_8bit(GetParam(), x.data(), n, flip, table.data(), y.data());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], table[x[i] ^ flip]) << n << " " << i;
+      ASSERT_EQ(y[n], 0xCD) << "wrote past the end, n " << n;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, QuantizeTest, ::testing::ValuesIn(test_isas()), isa_param_name);
