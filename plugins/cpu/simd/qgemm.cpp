@@ -193,8 +193,8 @@ void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, con
       st.lo = out.kind == QGemmOutput::Kind::kUint8 ? 0 : -128;
       st.hi = out.kind == QGemmOutput::Kind::kUint8 ? 255 : 127;
       if (out.relu) st.lo = std::max(st.lo, out.out_zero);
-      st.flo = static_cast<float>(st.lo - out.out_zero - 1);
-      st.fhi = static_cast<float>(st.hi - out.out_zero + 1);
+      st.flo = static_cast<float>(st.lo - out.out_zero);
+      st.fhi = static_cast<float>(st.hi - out.out_zero);
     }
   }
   const int32_t* bias = quantized_out ? out.bias : nullptr;
@@ -317,6 +317,27 @@ void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, con
         job.b = bblk + (j / nr) * b_panel_bytes;
         job.col_sum = col_sum + j;
         job.cols = static_cast<int>(std::min<int64_t>(nr, cols - j));
+        if (kn.narrow != nullptr && job.cols <= kn.narrow_cols) {
+          // A last panel of a few columns (a 7x7 or 14x14 image: 49 = 48 + 1, 196 = 192 +
+          // 4): the narrow tile puts the rows along the vectors, where the regular tile
+          // would run whole vectors for one or a few live columns.
+          const int64_t step = kn.narrow_rows / mr;
+          QTileJob nj = job;
+          nj.a_stride = k4 * mr;
+          for (int64_t p = p0; p < p1; p += step) {
+            const int64_t m0 = p * mr;
+            nj.rows = static_cast<int>(std::min<int64_t>(std::min(p1 - p, step) * mr, M - m0));
+            row_terms(m0, kn.narrow_rows, row_add, neg_az);
+            nj.a = pa + m0 * k4;
+            if (quantized_out) {
+              nj.scale = out.scale + m0;
+              nj.fbias = st.fbias != nullptr ? st.fbias + m0 : nullptr;
+            }
+            nj.c = c_base + (m0 * out.rs + (n0 + j) * out.cs) * static_cast<int64_t>(st.elem);
+            kn.narrow(nj);
+          }
+          continue;
+        }
         for (int64_t p = p0; p < p1; ++p) {
           const int64_t m0 = p * mr;
           const int rows = static_cast<int>(std::min<int64_t>(mr, M - m0));

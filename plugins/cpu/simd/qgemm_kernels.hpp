@@ -61,8 +61,10 @@ struct OutStage {
   bool relu = false;             // kFloat: max(v, 0)
   int32_t out_zero = 0;          // kUint8 / kInt8
   int32_t lo = 0, hi = 0;        // kUint8 / kInt8: the saturation range, relu folded into lo
-  // kUint8 / kInt8: v is clamped to [flo, fhi] = [lo - out_zero - 1, hi - out_zero + 1]
-  // before rounding, which keeps the conversion in range and changes no result.
+  // kUint8 / kInt8: v is clamped to [flo, fhi] = [lo - out_zero, hi - out_zero] before
+  // rounding. The bounds are integers, so rounding the clamped value equals clamping the
+  // rounded one: the result + out_zero is already in [lo, hi] (a variant may skip the
+  // integer clamp), and the conversion stays in range.
   float flo = 0.0f, fhi = 0.0f;
   size_t elem = 4;  // bytes per element of C
 };

@@ -109,8 +109,7 @@ __attribute__((noinline)) void finish(const __m512i* acc, const QTileJob& t) {
   const QGemmOutput::Kind kind = st.kind;
   const __m512 zero = _mm512_setzero_ps();
   const __m512 flo = _mm512_set1_ps(st.flo), fhi = _mm512_set1_ps(st.fhi);
-  const __m512i oz = _mm512_set1_epi32(st.out_zero), lo = _mm512_set1_epi32(st.lo),
-                hi = _mm512_set1_epi32(st.hi);
+  const __m512i oz = _mm512_set1_epi32(st.out_zero);
 #pragma GCC unroll 8
   for (int r = 0; r < ROWS; ++r) {
     __m512i x[NV];
@@ -149,10 +148,11 @@ __attribute__((noinline)) void finish(const __m512i* acc, const QTileJob& t) {
       for (int v = 0; v < NV; ++v) {
         __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(x[v]), scale);
         f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
-        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), oz);
-        q = _mm512_min_epi32(_mm512_max_epi32(q, lo), hi);
+        // In [lo, hi] already (OutStage::flo): no integer clamp.
+        const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), oz);
+        // Narrowed in a register, then stored: the memory form of vpmovdb is slow on AMD.
         if (direct)
-          _mm512_mask_cvtepi32_storeu_epi8(crow + 16 * v, mask[v], q);
+          _mm_mask_storeu_epi8(crow + 16 * v, mask[v], _mm512_cvtepi32_epi8(q));
         else
           _mm512_store_si512(buf + r * NR + 16 * v, q);
       }
