@@ -164,9 +164,29 @@ const char* qgemm_variant(Isa isa) {
   return qkernels(isa).name;
 }
 
-void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, const void* packed_a,
-           const int32_t* a_zero, const uint8_t* b, int64_t b_rs, int64_t b_cs, int32_t b_zero,
-           const QGemmOutput& out) {
+namespace {
+
+// Where B's elements are: B(k, n) = b[k * rs + n * cs], or b[row_off[k] + n].
+struct BSource {
+  const uint8_t* b = nullptr;
+  int64_t rs = 0, cs = 1;
+  const int64_t* row_off = nullptr;
+};
+
+// Packs columns [n0, n0 + cols) of B into one panel of the variant's layout.
+void pack_panel(const QKernels& kn, const BSource& src, int64_t n0, int64_t K, int cols,
+                uint8_t* dst, int32_t* col_sum) {
+  if (src.row_off == nullptr)
+    kn.pack_b(src.b + n0 * src.cs, src.rs, src.cs, K, cols, kn.nr, dst, col_sum);
+  else if (kn.pack_b_rows != nullptr)
+    kn.pack_b_rows(src.b + n0, src.row_off, K, cols, kn.nr, dst, col_sum);
+  else
+    pack_b_rows_generic(src.b + n0, src.row_off, K, cols, kn.nr, dst, col_sum);
+}
+
+void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
+               const void* packed_a, const int32_t* a_zero, const BSource& src, int32_t b_zero,
+               const QGemmOutput& out) {
   if (M <= 0 || N <= 0) return;
   if (K < 0) K = 0;
   if (!isa_supported(isa)) isa = Isa::kScalar;
@@ -242,7 +262,7 @@ void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, con
           scratch_as<char>(ScratchSlot::kPackB, b_panel_bytes + static_cast<size_t>(nr) * 4);
       uint8_t* bpanel = reinterpret_cast<uint8_t*>(buf);
       int32_t* col_sum = reinterpret_cast<int32_t*>(buf + b_panel_bytes);
-      kn.pack_b(b, b_rs, b_cs, K, static_cast<int>(N), nr, bpanel, use_az ? col_sum : nullptr);
+      pack_panel(kn, src, 0, K, static_cast<int>(N), bpanel, use_az ? col_sum : nullptr);
       alignas(64) int32_t row_add[kMaxRows], neg_az[kMaxRows];
       QTileJob job;
       job.kg = k4 / 4;
@@ -307,9 +327,8 @@ void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, con
       const int64_t cols = std::min(N, (ni + 1) * n_panels / nt * nr) - n0;
       if (ni != packed_ni) {
         for (int64_t j = 0; j < cols; j += nr)
-          kn.pack_b(b + (n0 + j) * b_cs, b_rs, b_cs, K,
-                    static_cast<int>(std::min<int64_t>(nr, cols - j)), nr,
-                    bblk + (j / nr) * b_panel_bytes, use_az ? col_sum + j : nullptr);
+          pack_panel(kn, src, n0 + j, K, static_cast<int>(std::min<int64_t>(nr, cols - j)),
+                     bblk + (j / nr) * b_panel_bytes, use_az ? col_sum + j : nullptr);
         packed_ni = ni;
       }
       const int64_t p0 = mi * m_panels / mt, p1 = (mi + 1) * m_panels / mt;
@@ -355,6 +374,27 @@ void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, con
     }
   };
   run_tasks(threads, parallel, static_cast<size_t>(mt * nt), body);
+}
+
+}  // namespace
+
+void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, const void* packed_a,
+           const int32_t* a_zero, const uint8_t* b, int64_t b_rs, int64_t b_cs, int32_t b_zero,
+           const QGemmOutput& out) {
+  BSource src;
+  src.b = b;
+  src.rs = b_rs;
+  src.cs = b_cs;
+  run_qgemm(isa, threads, M, N, K, packed_a, a_zero, src, b_zero, out);
+}
+
+void qgemm_rows(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
+                const void* packed_a, const int32_t* a_zero, const uint8_t* b,
+                const int64_t* b_row_offsets, int32_t b_zero, const QGemmOutput& out) {
+  BSource src;
+  src.b = b;
+  src.row_off = b_row_offsets;
+  run_qgemm(isa, threads, M, N, K, packed_a, a_zero, src, b_zero, out);
 }
 
 }  // namespace infer::cpu::simd

@@ -63,6 +63,13 @@ void qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K, con
            const int32_t* a_zero, const uint8_t* b, int64_t b_rs, int64_t b_cs, int32_t b_zero,
            const QGemmOutput& out);
 
+// qgemm with B's rows anywhere: B(k, n) = b[b_row_offsets[k] + n] (each row contiguous,
+// K offsets). A stride-1 convolution reads its input in place this way: row (c, kh, kw)
+// of its im2col matrix is the (padded) image shifted by the tap's offset.
+void qgemm_rows(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
+                const void* packed_a, const int32_t* a_zero, const uint8_t* b,
+                const int64_t* b_row_offsets, int32_t b_zero, const QGemmOutput& out);
+
 // Which integer dot-product instructions qgemm uses for `isa` on this CPU, for --explain
 // and the benchmarks: "avx512-vnni", "avx-vnni", "avx2", "neon-dotprod", "scalar", ...
 const char* qgemm_variant(Isa isa);

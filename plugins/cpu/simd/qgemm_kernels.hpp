@@ -95,6 +95,9 @@ using QTileFn = void (*)(const QTileJob&);
 // col_sum[j] = sum_k B(k, j) for j < nr (0 past cols).
 using QPackBFn = void (*)(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int nr,
                           uint8_t* dst, int32_t* col_sum);
+// The same from rows anywhere: B(k, n) = b[row_off[k] + n].
+using QPackBRowsFn = void (*)(const uint8_t* b, const int64_t* row_off, int64_t K, int cols, int nr,
+                              uint8_t* dst, int32_t* col_sum);
 
 struct QKernels {
   Variant variant;
@@ -111,6 +114,8 @@ struct QKernels {
   // The packed B holds B - b_shift (sdot multiplies signed bytes only): the driver adds
   // b_shift * rowsumA back through the per-row term. The column sums are those of B.
   int32_t b_shift = 0;
+  // Optional (nullptr: pack_b_rows_generic): packing from a row offset table (qgemm_rows).
+  QPackBRowsFn pack_b_rows = nullptr;
 };
 
 // The variant qgemm runs for `isa` on this CPU (isa must be supported).
@@ -135,6 +140,9 @@ void pack_b_generic(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int col
 
 // Copies a finished tile held in buf (rows x cols elements of st.elem bytes, row stride
 // ldbuf elements) to C with its strides.
+void pack_b_rows_generic(const uint8_t* b, const int64_t* row_off, int64_t K, int cols, int nr,
+                         uint8_t* dst, int32_t* col_sum);
+
 void store_strided(const void* buf, int64_t ldbuf, int rows, int cols, const QTileJob& t);
 
 // The output stage of one corrected accumulator of row r (0-based in the tile): the

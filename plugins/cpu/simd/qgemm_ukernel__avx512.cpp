@@ -386,8 +386,9 @@ inline __m512i add_group_sums(__m512i sum, __m512i z) {
 }
 
 // B row-major (cs == 1): 4 rows of 16 columns interleaved into 16 groups per step.
-template <int NR>
-void pack_rows(const uint8_t* b, int64_t rs, int64_t K, int cols, uint8_t* dst, int32_t* col_sum) {
+// row(k) is the address of row k's first column.
+template <int NR, typename Row>
+void pack_rows(Row row, int64_t K, int cols, uint8_t* dst, int32_t* col_sum) {
   constexpr int NV = NR / 16;
   __m512i sum[NV];
   __mmask16 mask[NV];
@@ -399,14 +400,17 @@ void pack_rows(const uint8_t* b, int64_t rs, int64_t K, int cols, uint8_t* dst, 
   const int64_t groups = (K + 3) / 4;
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t kq = K - 4 * g;
-    const uint8_t* src = b + 4 * g * rs;
+    const uint8_t* s0 = row(4 * g);
+    const uint8_t* s1 = kq > 1 ? row(4 * g + 1) : nullptr;
+    const uint8_t* s2 = kq > 2 ? row(4 * g + 2) : nullptr;
+    const uint8_t* s3 = kq > 3 ? row(4 * g + 3) : nullptr;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const __m128i zero = _mm_setzero_si128();
-      const __m128i r0 = _mm_maskz_loadu_epi8(mask[v], src + 16 * v);
-      const __m128i r1 = kq > 1 ? _mm_maskz_loadu_epi8(mask[v], src + rs + 16 * v) : zero;
-      const __m128i r2 = kq > 2 ? _mm_maskz_loadu_epi8(mask[v], src + 2 * rs + 16 * v) : zero;
-      const __m128i r3 = kq > 3 ? _mm_maskz_loadu_epi8(mask[v], src + 3 * rs + 16 * v) : zero;
+      const __m128i r0 = _mm_maskz_loadu_epi8(mask[v], s0 + 16 * v);
+      const __m128i r1 = kq > 1 ? _mm_maskz_loadu_epi8(mask[v], s1 + 16 * v) : zero;
+      const __m128i r2 = kq > 2 ? _mm_maskz_loadu_epi8(mask[v], s2 + 16 * v) : zero;
+      const __m128i r3 = kq > 3 ? _mm_maskz_loadu_epi8(mask[v], s3 + 16 * v) : zero;
       const __m128i t0 = _mm_unpacklo_epi8(r0, r1), t1 = _mm_unpackhi_epi8(r0, r1);
       const __m128i t2 = _mm_unpacklo_epi8(r2, r3), t3 = _mm_unpackhi_epi8(r2, r3);
       __m512i z = _mm512_castsi128_si512(_mm_unpacklo_epi16(t0, t2));
@@ -456,21 +460,34 @@ template <int NR>
 void pack_b(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int nr, uint8_t* dst,
             int32_t* col_sum) {
   if (cs == 1)
-    pack_rows<NR>(b, rs, K, cols, dst, col_sum);
+    pack_rows<NR>([=](int64_t k) { return b + k * rs; }, K, cols, dst, col_sum);
   else if (rs == 1)
     pack_cols<NR>(b, cs, K, cols, dst, col_sum);
   else
     pack_b_generic(b, rs, cs, K, cols, nr, dst, col_sum);
 }
 
+template <int NR>
+void pack_b_rows(const uint8_t* b, const int64_t* row_off, int64_t K, int cols, int, uint8_t* dst,
+                 int32_t* col_sum) {
+  pack_rows<NR>([=](int64_t k) { return b + row_off[k]; }, K, cols, dst, col_sum);
+}
+
 }  // namespace
 
 const QKernels& qkernels_avx512(bool vnni) {
-  static const QKernels with{
-      Variant::kAvx512Vnni, "avx512-vnni",       kMr, kNrVnni, tile_vnni_any, pack_b<kNrVnni>,
-      narrow_vnni_any,      kNarrowPanels * kMr, 4};
-  static const QKernels without{Variant::kAvx512Bw, "avx512bw",   kMr, kNrBw,
-                                tile_bw_any,        pack_b<kNrBw>};
+  static const QKernels with = [] {
+    QKernels k{
+        Variant::kAvx512Vnni, "avx512-vnni",       kMr, kNrVnni, tile_vnni_any, pack_b<kNrVnni>,
+        narrow_vnni_any,      kNarrowPanels * kMr, 4};
+    k.pack_b_rows = pack_b_rows<kNrVnni>;
+    return k;
+  }();
+  static const QKernels without = [] {
+    QKernels k{Variant::kAvx512Bw, "avx512bw", kMr, kNrBw, tile_bw_any, pack_b<kNrBw>};
+    k.pack_b_rows = pack_b_rows<kNrBw>;
+    return k;
+  }();
   return vnni ? with : without;
 }
 

@@ -48,8 +48,11 @@ void copy_strided(const T* src, int64_t ldsrc, int rows, int cols, T* dst, int64
 
 }  // namespace
 
-void pack_b_generic(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int nr,
-                    uint8_t* dst, int32_t* col_sum) {
+namespace {
+
+// B(k, n) = *at(k, n), packed as qgemm's B panel (nr columns, 4-byte K groups).
+template <typename At>
+void pack_panel(At at, int64_t K, int cols, int nr, uint8_t* dst, int32_t* col_sum) {
   const int64_t groups = (K + 3) / 4;
   if (col_sum != nullptr)
     for (int j = 0; j < nr; ++j) col_sum[j] = 0;
@@ -59,13 +62,25 @@ void pack_b_generic(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int col
     for (int j = 0; j < nr; ++j) {
       int32_t s = 0;
       for (int q = 0; q < 4; ++q) {
-        const uint8_t v = j < cols && q < kq ? b[(4 * g + q) * rs + j * cs] : uint8_t{0};
+        const uint8_t v = j < cols && q < kq ? *at(4 * g + q, j) : uint8_t{0};
         d[j * 4 + q] = v;
         s += v;
       }
       if (col_sum != nullptr) col_sum[j] += s;
     }
   }
+}
+
+}  // namespace
+
+void pack_b_generic(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int nr,
+                    uint8_t* dst, int32_t* col_sum) {
+  pack_panel([=](int64_t k, int j) { return b + k * rs + j * cs; }, K, cols, nr, dst, col_sum);
+}
+
+void pack_b_rows_generic(const uint8_t* b, const int64_t* row_off, int64_t K, int cols, int nr,
+                         uint8_t* dst, int32_t* col_sum) {
+  pack_panel([=](int64_t k, int j) { return b + row_off[k] + j; }, K, cols, nr, dst, col_sum);
 }
 
 void store_strided(const void* buf, int64_t ldbuf, int rows, int cols, const QTileJob& t) {

@@ -332,6 +332,32 @@ TEST_F(CpuQuantGemm, ConvShapes) {
     d.per_channel_wz = true;
     cases.push_back(d);
   }
+  {  // stride 1, images at least 14 wide: read in place from the padded plane (batch,
+     // groups, per-channel zero points; dilation with asymmetric pads; no padding)
+    ConvCase c;
+    c.n = 2;
+    c.c = 6;
+    c.m = 10;
+    c.g = 2;
+    c.in = {16, 20};
+    c.per_channel_wz = true;
+    cases.push_back(c);
+    ConvCase d;
+    d.c = 5;
+    d.m = 7;
+    d.in = {18, 30};
+    d.k = {3, 5};
+    d.dil = {2, 1};
+    d.pads = {2, 1, 0, 3};
+    cases.push_back(d);
+    ConvCase e;
+    e.c = 3;
+    e.m = 33;
+    e.in = {12, 24};
+    e.pads = {0, 0, 0, 0};
+    e.xt = kI8;
+    cases.push_back(e);
+  }
   {  // K = 4104 unrolled rows: the image is unrolled in several column blocks
     ConvCase c;
     c.c = 456;

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "../host_threads.hpp"
 #include "quant_common.hpp"
@@ -121,6 +123,90 @@ Result<std::vector<V>> per_channel(const std::vector<V>& vals, const Tensor& t, 
   if (t.rank() == 1 && t.dims[0] == M) return vals;
   return invalid(what, " has shape ", dims_str(t.dims), ", expected a scalar or [", M,
                  "] (one per output channel)");
+}
+
+// A stride-1 2-D convolution computed over its zero-padded input plane of Hp x Wp: output
+// position p = oh * Wp + ow (ow < Wp) reads tap (kh, kw) of channel c at
+// c * Hp * Wp + kh * dh * Wp + kw * dw + p, so row (c, kh, kw) of the im2col matrix is the
+// padded image itself, shifted by that offset, and qgemm_rows reads it in place. The
+// columns ow >= OW wrap into the next row and are computed only to be dropped; the
+// kernel takes this path when they are at most an eighth of the work.
+struct PaddedPlane {
+  int64_t H = 0, W = 0, Hp = 0, Wp = 0, OH = 0, OW = 0;
+  int64_t pad_top = 0, pad_left = 0;
+  int64_t KH = 1, KW = 1, dh = 1, dw = 1;
+};
+
+std::optional<PaddedPlane> padded_plane(const Window& w) {
+  if (w.in.size() != 2) return std::nullopt;
+  PaddedPlane p;
+  p.H = w.in[0], p.W = w.in[1];
+  p.KH = w.kernel[0], p.KW = w.kernel[1];
+  p.dh = w.dilation[0], p.dw = w.dilation[1];
+  p.pad_top = w.pad_begin[0], p.pad_left = w.pad_begin[1];
+  p.Hp = p.H + w.pad_begin[0] + w.pad_end[0];
+  p.Wp = p.W + w.pad_begin[1] + w.pad_end[1];
+  p.OH = w.out[0], p.OW = w.out[1];
+  if (w.stride[0] != 1 || w.stride[1] != 1 || p.KH * p.KW == 1) return std::nullopt;
+  if (p.OH != p.Hp - (p.KH - 1) * p.dh || p.OW != p.Wp - (p.KW - 1) * p.dw || p.OH <= 0 ||
+      p.OW <= 0)
+    return std::nullopt;
+  if ((p.Wp - p.OW) * 8 > p.Wp) return std::nullopt;  // too many dropped columns
+  return p;
+}
+
+// One image and group of a convolution on a PaddedPlane: pads the Cg input planes with
+// the zero point, runs qgemm_rows over the Mg x OH * Wp output and keeps the OW valid
+// columns of each row in y (Mg planes of OH x OW elements of `elem` bytes).
+void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd::Isa isa,
+                   const PaddedPlane& p, const uint8_t* x, int64_t Cg, int64_t Mg, int64_t kprod,
+                   const QWeights& w, const int32_t* a_zero, int32_t x_zero, simd::QGemmOutput out,
+                   size_t elem, uint8_t* y) {
+  const int64_t plane = p.Hp * p.Wp;
+  const int64_t slack = (p.KW - 1) * p.dw + 64;  // the dropped columns of the last row
+  std::unique_ptr<uint8_t[]> xp(new uint8_t[static_cast<size_t>(Cg * plane + slack)]);
+  const uint8_t pad = static_cast<uint8_t>(x_zero);
+  std::memset(xp.get() + Cg * plane, pad, static_cast<size_t>(slack));
+  ctx.parallel_for(
+      static_cast<size_t>(Cg), grain_for(static_cast<size_t>(plane)), [&](size_t c0, size_t c1) {
+        for (size_t c = c0; c < c1; ++c) {
+          uint8_t* d = xp.get() + static_cast<int64_t>(c) * plane;
+          const uint8_t* s = x + static_cast<int64_t>(c) * p.H * p.W;
+          std::memset(d, pad, static_cast<size_t>(p.pad_top * p.Wp));
+          for (int64_t h = 0; h < p.H; ++h) {
+            uint8_t* row = d + (p.pad_top + h) * p.Wp;
+            std::memset(row, pad, static_cast<size_t>(p.pad_left));
+            std::memcpy(row + p.pad_left, s + h * p.W, static_cast<size_t>(p.W));
+            std::memset(row + p.pad_left + p.W, pad, static_cast<size_t>(p.Wp - p.pad_left - p.W));
+          }
+          const int64_t below = p.Hp - p.pad_top - p.H;
+          std::memset(d + (p.pad_top + p.H) * p.Wp, pad, static_cast<size_t>(below * p.Wp));
+        }
+      });
+  const int64_t rows = Cg * kprod;
+  std::vector<int64_t> row_off(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t c = r / kprod, kr = r % kprod;
+    row_off[static_cast<size_t>(r)] = c * plane + kr / p.KW * p.dh * p.Wp + kr % p.KW * p.dw;
+  }
+  const int64_t cols = p.OH * p.Wp;
+  std::unique_ptr<uint8_t[]> full(new uint8_t[static_cast<size_t>(Mg * cols) * elem]);
+  out.c = full.get();
+  out.rs = cols;
+  out.cs = 1;
+  simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp.get(), row_off.data(),
+                   x_zero, out);
+  const size_t row_bytes = static_cast<size_t>(p.OW) * elem;
+  ctx.parallel_for(static_cast<size_t>(Mg), grain_for(static_cast<size_t>(p.OH * p.OW) * elem),
+                   [&](size_t m0, size_t m1) {
+                     for (size_t m = m0; m < m1; ++m)
+                       for (int64_t oh = 0; oh < p.OH; ++oh)
+                         std::memcpy(y + ((static_cast<int64_t>(m) * p.OH + oh) * p.OW) *
+                                             static_cast<int64_t>(elem),
+                                     full.get() + ((static_cast<int64_t>(m) * cols + oh * p.Wp) *
+                                                   static_cast<int64_t>(elem)),
+                                     row_bytes);
+                   });
 }
 
 class IntConvKernel final : public Kernel {
@@ -235,6 +321,23 @@ class IntConvKernel final : public Kernel {
     }
     out.cs = 1;
     out.rs = out_n;
+    HostThreads threads(ctx.host());
+    const simd::Isa isa = kernel_isa();
+    uint8_t* y_bytes = static_cast<uint8_t*>(Y->data);
+    if (const std::optional<PaddedPlane> plane = padded_plane(win)) {
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t g = 0; g < G; ++g) {
+          if (qlinear_) {
+            out.scale = mult.data() + g * Mg;
+            out.bias = bias.empty() ? nullptr : bias.data() + g * Mg;
+          }
+          conv_in_place(ctx, threads, isa, *plane, xq.data + (n * C + g * Cg) * in_n, Cg, Mg, kprod,
+                        (*weights)[static_cast<size_t>(g)], a_zero.data() + g * Mg, xz_q, out,
+                        out_elem,
+                        y_bytes + static_cast<size_t>((n * M + g * Mg) * out_n) * out_elem);
+        }
+      return Status::ok();
+    }
     const bool pointwise = is_pointwise(win);
     // Column blocks of im2col small enough to stay in the last-level cache (a 3x3 conv
     // over a 1024x1024 image would otherwise unroll hundreds of megabytes).
@@ -244,9 +347,6 @@ class IntConvKernel final : public Kernel {
                                         256, (int64_t{4} << 20) / std::max<int64_t>(rows, 1)));
     std::unique_ptr<uint8_t[]> col(pointwise ? nullptr
                                              : new uint8_t[static_cast<size_t>(rows * block)]);
-    HostThreads threads(ctx.host());
-    const simd::Isa isa = kernel_isa();
-    uint8_t* y_bytes = static_cast<uint8_t*>(Y->data);
     for (int64_t n = 0; n < N; ++n)
       for (int64_t g = 0; g < G; ++g) {
         const uint8_t* xg = xq.data + (n * C + g * Cg) * in_n;

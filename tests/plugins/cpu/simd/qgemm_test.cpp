@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -47,6 +48,7 @@ struct QCase {
   bool trans_b = false;    // B stored [N, K] (b_rs = 1)
   bool strided_b = false;  // B(k, n) = b[k * rs + n * 3]: neither stride 1
   bool trans_c = false;    // C(m, n) at m + n * ldc
+  bool row_table = false;  // qgemm_rows: B(k, n) = b[row_off[k] + n], rows shuffled and shifted
   int64_t pad = 0;         // extra elements per row (column when transposed) of A, B and C
   bool a_zero = false;     // per-row a_zero (random in [-128, 127] unless az_const)
   std::optional<int32_t> az_const;
@@ -125,6 +127,12 @@ Saturation run_case(Isa isa, const Threads& threads, const QCase& c) {
   }
   std::vector<uint8_t> b(static_cast<size_t>(std::max<int64_t>(1, b_size)));
   for (auto& v : b) v = c.b_const ? *c.b_const : static_cast<uint8_t>(u8(rng));
+  // qgemm_rows: row k is stored row (7k + 3) mod K, shifted right by k mod (pad + 1).
+  std::vector<int64_t> row_off(static_cast<size_t>(K));
+  for (int64_t k = 0; k < K; ++k) row_off[k] = (k * 7 + 3) % K * b_rs + k % (c.pad + 1);
+  auto b_at = [&](int64_t k, int64_t n) {
+    return c.row_table ? b[row_off[k] + n] : b[k * b_rs + n * b_cs];
+  };
   std::vector<int32_t> az(static_cast<size_t>(M));
   for (auto& v : az) v = c.az_const ? *c.az_const : i8(rng);
   // Scales that put most outputs within +-100 (times scale_mul), biases of the size of
@@ -152,7 +160,7 @@ Saturation run_case(Isa isa, const Threads& threads, const QCase& c) {
       int64_t acc = 0;
       for (int64_t k = 0; k < K; ++k) {
         const int64_t av = a[m * a_rs + k * a_cs] - (c.a_zero ? az[m] : 0);
-        const int64_t bv = b[k * b_rs + n * b_cs] - c.b_zero;
+        const int64_t bv = b_at(k, n) - c.b_zero;
         acc += av * bv;
       }
       const int32_t acc32 = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(acc)));
@@ -173,8 +181,12 @@ Saturation run_case(Isa isa, const Threads& threads, const QCase& c) {
   out.fbias = c.fbias ? fbias.data() : nullptr;
   out.out_zero = c.out_zero;
   out.relu = c.relu;
-  qgemm(isa, threads, M, N, K, pa.p, c.a_zero ? az.data() : nullptr, b.data(), b_rs, b_cs, c.b_zero,
-        out);
+  if (c.row_table)
+    qgemm_rows(isa, threads, M, N, K, pa.p, c.a_zero ? az.data() : nullptr, b.data(),
+               row_off.data(), c.b_zero, out);
+  else
+    qgemm(isa, threads, M, N, K, pa.p, c.a_zero ? az.data() : nullptr, b.data(), b_rs, b_cs,
+          c.b_zero, out);
 
   for (size_t i = 0; i < got.size(); ++i)
     if (got[i] != want[i]) {
@@ -453,6 +465,31 @@ TEST_P(QGemmTest, TransposedAndStridedOperands) {
       c.bias = true;
       run_case(isa(), serial_, c);
     }
+}
+
+TEST_P(QGemmTest, RowsFromAnOffsetTable) {
+  // Shuffled and shifted rows (qgemm_rows, the in-place convolution's B), over the
+  // regular tiles, the narrow tile, edges, zero points and the 8-bit output stage.
+  uint32_t seed = 900;
+  for (auto s : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {8, 48, 4}, {17, 49, 9}, {33, 100, 65}, {64, 3, 577}, {9, 200, 3}}) {
+    for (Kind kind : {Kind::kInt32, Kind::kUint8}) {
+      QCase c;
+      c.M = s[0], c.N = s[1], c.K = s[2], c.seed = seed++;
+      c.row_table = true;
+      c.pad = 3;
+      c.a_zero = true;
+      c.b_zero = 17;
+      c.kind = kind;
+      c.bias = kind != Kind::kInt32;
+      c.out_zero = 9;
+      run_case(isa(), serial_, c);
+    }
+  }
+  StdThreads four(4);
+  QCase big;
+  big.M = 40, big.N = 1000, big.K = 100, big.row_table = true, big.kind = Kind::kUint8;
+  run_case(isa(), four, big);
 }
 
 TEST_P(QGemmTest, ThreadCounts) {
