@@ -123,6 +123,48 @@ TEST_F(ExampleCapability, QuantizedTensorsAreNotSupported) {
   EXPECT_EQ(std::string(cap.reason), "example: Add does not take quantized tensors ('qb')");
 }
 
+// DequantizeLinear x_q (uint8) with scale s and zero point z constants; `desc` (when
+// given) becomes x_q's descriptor, pointing at the node's own s and z.
+const infer_node_view* dequantize_node(GraphBuilder& g, infer_quant_desc* desc,
+                                       float scale = 0.5f) {
+  g.node("DequantizeLinear",
+         {TensorSpec::of("x_q", INFER_DTYPE_UINT8, {4}),
+          TensorSpec::constant("s", INFER_DTYPE_FLOAT32, {}, std::vector<float>{scale}),
+          TensorSpec::constant("z", INFER_DTYPE_UINT8, {}, std::vector<uint8_t>{3})},
+         {TensorSpec::f32("x", {4})});
+  const infer_node_view* node = g.last_node();
+  if (desc != nullptr) {
+    desc->struct_size = sizeof *desc;
+    desc->scheme = INFER_QUANT_PER_TENSOR;
+    desc->storage = INFER_DTYPE_UINT8;
+    desc->scale = node->inputs[1];
+    desc->zero_point = node->inputs[2];
+    const_cast<infer_value_view*>(node->inputs[0])->quant = desc;
+  }
+  return node;
+}
+
+TEST_F(ExampleCapability, DequantizeLinearIsClaimedThroughItsInputsDescriptor) {
+  infer_quant_desc desc{};
+  EXPECT_EQ(ask(dequantize_node(g, &desc)).support, INFER_SUPPORT_YES);
+
+  GraphBuilder bare;
+  infer_capability cap = ask(dequantize_node(bare, nullptr));
+  EXPECT_EQ(cap.support, INFER_SUPPORT_NO);
+  EXPECT_EQ(std::string(cap.reason),
+            "example: DequantizeLinear needs a quantization descriptor on 'x_q'");
+
+  GraphBuilder axis;
+  infer_quant_desc per_axis{};
+  const infer_node_view* node = dequantize_node(axis, &per_axis);
+  per_axis.scheme = INFER_QUANT_PER_AXIS;
+  cap = ask(node);
+  EXPECT_EQ(cap.support, INFER_SUPPORT_NO);
+  EXPECT_EQ(std::string(cap.reason),
+            "example: DequantizeLinear supports per-tensor quantization only ('x_q' is per axis "
+            "or per block)");
+}
+
 TEST_F(ExampleCapability, CompileRefusesWhatCapabilityRefuses) {
   auto* graph = g.single_node_graph(
       "Conv", {TensorSpec::f32("x", {1, 1, 4, 4}), TensorSpec::f32("w", {1, 1, 3, 3})},

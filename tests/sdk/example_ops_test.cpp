@@ -30,6 +30,35 @@ std::vector<std::vector<float>> run_f32(PluginHandle& handle, infer_device* devi
 
 #define RUN(graph, ...) run_f32(handle(), device(), graph, __VA_ARGS__)
 
+TEST_F(ExampleOps, DequantizeLinearTakesScaleAndZeroPointFromTheDescriptor) {
+  for (infer_dtype t : {INFER_DTYPE_UINT8, INFER_DTYPE_INT8}) {
+    GraphBuilder g;
+    const std::vector<uint8_t> zero = {static_cast<uint8_t>(t == INFER_DTYPE_UINT8 ? 100 : 0xFB)};
+    auto* graph = g.single_node_graph(
+        "DequantizeLinear",
+        {TensorSpec::of("x_q", t, {2, 3}),
+         TensorSpec::constant("s", INFER_DTYPE_FLOAT32, {}, std::vector<float>{0.25f}),
+         TensorSpec::constant("z", t, {}, zero)},
+        {TensorSpec::f32("x", {2, 3})});
+    const infer_node_view* node = g.last_node();
+    infer_quant_desc desc{};
+    desc.struct_size = sizeof desc;
+    desc.scheme = INFER_QUANT_PER_TENSOR;
+    desc.storage = t;
+    desc.scale = node->inputs[1];
+    desc.zero_point = node->inputs[2];
+    const_cast<infer_value_view*>(node->inputs[0])->quant = &desc;
+    // uint8: (x - 100) / 4; int8 (zero point -5): (x + 5) / 4.
+    const std::vector<uint8_t> x = {0, 100, 101, 255, 104, 96};
+    auto out = RUN(graph, {HostTensor::make(t, {2, 3}, x)});
+    ASSERT_EQ(out.size(), 1u);
+    if (t == INFER_DTYPE_UINT8)
+      EXPECT_EQ(out[0], (std::vector<float>{-25, 0, 0.25f, 38.75f, 1, -1}));
+    else  // the bytes as int8: 0, 100, 101, -1, 104, 96
+      EXPECT_EQ(out[0], (std::vector<float>{1.25f, 26.25f, 26.5f, 1, 27.25f, 25.25f}));
+  }
+}
+
 TEST_F(ExampleOps, AddBroadcastsARowOverAMatrix) {
   GraphBuilder g;
   auto* graph =

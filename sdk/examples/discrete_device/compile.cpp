@@ -42,7 +42,9 @@ class ProgramBuilder {
     value.source = source;
     value.name = value_name(&v);
     value.view = sdk::TensorInfo::of(v);
-    value.view.dtype = INFER_DTYPE_FLOAT32;
+    // float32, except the 8-bit input of a DequantizeLinear (checked by capability).
+    if (v.dtype != INFER_DTYPE_UINT8 && v.dtype != INFER_DTYPE_INT8)
+      value.view.dtype = INFER_DTYPE_FLOAT32;
     program_->values.push_back(std::move(value));
     const size_t id = program_->values.size() - 1;
     ids_.assign(&v, id);
@@ -95,7 +97,11 @@ class ProgramBuilder {
     step.op = op;
     step.node_name = node.name ? node.name : "";
     step.attrs = read_attrs(node);
-    for (size_t i = 0; i < node.num_inputs; ++i) {
+    // A quantized input's scale and zero point come from its descriptor: the node's
+    // inputs 1 and 2 (those same constants) are not uploaded.
+    if (op->quantized_input) read_quant_params(node, &step.attrs);
+    const size_t num_inputs = op->quantized_input ? 1 : node.num_inputs;
+    for (size_t i = 0; i < num_inputs; ++i) {
       const infer_value_view* v = node.inputs[i];
       size_t id = Program::kNone;  // an omitted optional input stays kNone
       if (v != nullptr && use_prepacked_b(*op, node, i, step.attrs)) {

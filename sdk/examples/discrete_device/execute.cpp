@@ -97,8 +97,9 @@ MaybeFailure Executable::execute(Stream& stream, const infer_execute_args* args_
       return invalid(*why);
     // Enough memory of this device behind the tensor.
     const auto* buffer = from_handle(t.buffer);
-    if (std::optional<std::string> why =
-            sdk::check_tensor_memory(t, label, float_bytes(dims), extent(buffer, device_)))
+    if (std::optional<std::string> why = sdk::check_tensor_memory(
+            t, label, sdk::tensor_bytes(value.view.dtype, element_count(dims)),
+            extent(buffer, device_)))
       return invalid(*why);
     launch->dims[id] = std::move(dims);
     launch->where[id] = Location{buffer, t.offset};

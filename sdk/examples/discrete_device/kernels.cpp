@@ -91,6 +91,13 @@ void binary_broadcast(BinaryOp op, const float* a, const Dims& a_dims, const flo
   }
 }
 
+void dequantize(const uint8_t* x, int64_t n, float scale, int32_t zero_point, float* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(int32_t{x[i]} - zero_point) * scale;
+}
+void dequantize(const int8_t* x, int64_t n, float scale, int32_t zero_point, float* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(int32_t{x[i]} - zero_point) * scale;
+}
+
 void relu(const float* x, int64_t n, float* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }

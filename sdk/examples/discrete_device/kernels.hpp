@@ -23,6 +23,10 @@ enum class BinaryOp { kAdd, kSub, kMul };
 void binary_broadcast(BinaryOp op, const float* a, const Dims& a_dims, const float* b,
                       const Dims& b_dims, float* out, const Dims& out_dims);
 
+// y = float(x - zero_point) * scale over n elements (DequantizeLinear, per tensor).
+void dequantize(const uint8_t* x, int64_t n, float scale, int32_t zero_point, float* y);
+void dequantize(const int8_t* x, int64_t n, float scale, int32_t zero_point, float* y);
+
 // y = max(x, 0) over n elements.
 void relu(const float* x, int64_t n, float* y);
 

@@ -1,5 +1,7 @@
 #include "ops.hpp"
 
+#include <cstring>
+
 #include "failure.hpp"
 #include "infer/plugin.hpp"
 
@@ -85,6 +87,36 @@ std::optional<std::string> check_gemm(const infer_node_view& node) {
   return std::nullopt;
 }
 
+// DequantizeLinear: input 0 is 8-bit with a per-tensor descriptor whose scale (float32)
+// and zero point (the storage type, or none) are constants of one element; the node's
+// own scale and zero point inputs are those very values.
+std::optional<std::string> check_dequantize(const infer_node_view& node) {
+  const infer_value_view* x = node.inputs[0];
+  const std::string name = "'" + value_name(x) + "'";
+  if (x->dtype != INFER_DTYPE_UINT8 && x->dtype != INFER_DTYPE_INT8)
+    return "DequantizeLinear needs uint8 or int8 input, got " +
+           std::string(sdk::dtype_name(x->dtype)) + " for " + name;
+  const infer_quant_desc* q = x->quant;
+  if (q == nullptr || !INFER_HAS_FIELD(q, infer_quant_desc, zero_point))
+    return "DequantizeLinear needs a quantization descriptor on " + name;
+  if (q->scheme != INFER_QUANT_PER_TENSOR)
+    return "DequantizeLinear supports per-tensor quantization only (" + name +
+           " is per axis or per block)";
+  if (q->storage != x->dtype) return "DequantizeLinear: descriptor storage differs from " + name;
+  const infer_value_view* s = q->scale;
+  if (s == nullptr || s->dtype != INFER_DTYPE_FLOAT32 || s->const_data == nullptr ||
+      s->const_size != sizeof(float))
+    return "DequantizeLinear needs a constant float32 scalar scale for " + name;
+  const infer_value_view* z = q->zero_point;
+  if (z != nullptr && (z->dtype != x->dtype || z->const_data == nullptr || z->const_size != 1))
+    return "DequantizeLinear needs a constant one-element zero point of " + name + "'s type";
+  if (node.inputs[1] != s || (sdk::input(&node, 2) != nullptr && node.inputs[2] != z))
+    return "DequantizeLinear's scale and zero point are not those of " + name + "'s descriptor";
+  if (sdk::attr_int(&node, "block_size", 0) != 0)
+    return "DequantizeLinear with blocks is not supported";
+  return std::nullopt;
+}
+
 // ---- Cost model ------------------------------------------------------------------
 
 // The inner (reduced) dimension K, when the view knows it.
@@ -103,6 +135,15 @@ template <BinaryOp kOp>
 void run_binary(const KernelArgs& k) {
   binary_broadcast(kOp, k.inputs[0], *k.input_dims[0], k.inputs[1], *k.input_dims[1], k.output,
                    *k.output_dims);
+}
+
+void run_dequantize(const KernelArgs& k) {
+  const int64_t n = element_count(*k.output_dims);
+  const void* x = k.inputs[0];
+  if (k.attrs->storage == INFER_DTYPE_UINT8)
+    dequantize(static_cast<const uint8_t*>(x), n, k.attrs->scale, k.attrs->zero_point, k.output);
+  else
+    dequantize(static_cast<const int8_t*>(x), n, k.attrs->scale, k.attrs->zero_point, k.output);
 }
 
 void run_relu(const KernelArgs& k) { relu(k.inputs[0], element_count(*k.output_dims), k.output); }
@@ -146,6 +187,8 @@ constexpr OpInfo kOps[] = {
     {"Relu",   6, 1, 1, kYes,       nullptr,      same_dims,      run_relu,   nullptr},
     {"MatMul", 1, 2, 2, kPreferred, check_matmul, matmul_dims,    run_matmul, matmul_work},
     {"Gemm",   7, 2, 3, kPreferred, check_gemm,   gemm_dims,      run_gemm,   gemm_work},
+    {"DequantizeLinear", 10, 2, 3, kYes, check_dequantize, same_dims, run_dequantize, nullptr,
+     /*quantized_input=*/true},
 };
 // clang-format on
 
@@ -158,6 +201,17 @@ NodeAttrs read_attrs(const infer_node_view& node) {
   attrs.alpha = static_cast<float>(sdk::attr_float(&node, "alpha", 1.0));
   attrs.beta = static_cast<float>(sdk::attr_float(&node, "beta", 1.0));
   return attrs;
+}
+
+void read_quant_params(const infer_node_view& node, NodeAttrs* attrs) {
+  const infer_quant_desc& q = *node.inputs[0]->quant;
+  attrs->storage = node.inputs[0]->dtype;
+  std::memcpy(&attrs->scale, q.scale->const_data, sizeof(float));
+  attrs->zero_point = 0;
+  if (q.zero_point != nullptr)
+    attrs->zero_point = attrs->storage == INFER_DTYPE_UINT8
+                            ? int32_t{*static_cast<const uint8_t*>(q.zero_point->const_data)}
+                            : int32_t{*static_cast<const int8_t*>(q.zero_point->const_data)};
 }
 
 const OpInfo* find_op(std::string_view op_type) {

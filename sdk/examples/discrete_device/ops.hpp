@@ -2,7 +2,9 @@
 //
 // Capability answers, compilation and execution all read this one table, so adding an op
 // means writing its functions in ops.cpp and adding one line there; nothing else in the
-// plugin changes. Every op works on float32 tensors only.
+// plugin changes. Every op works on float32 tensors, except DequantizeLinear: it reads an
+// 8-bit tensor through the quantization descriptor the host attaches to it
+// (infer_value_view::quant), which is how a plugin takes quantized data.
 #pragma once
 
 #include <cstdint>
@@ -23,12 +25,21 @@ struct NodeAttrs {
   bool trans_b = false;  // Gemm transB
   float alpha = 1.0f;    // Gemm alpha
   float beta = 1.0f;     // Gemm beta
+  // DequantizeLinear: input 0's storage, scale and zero point, from its descriptor.
+  infer_dtype storage = INFER_DTYPE_UNDEFINED;
+  float scale = 1.0f;
+  int32_t zero_point = 0;
 };
 NodeAttrs read_attrs(const infer_node_view& node);
+// DequantizeLinear's scale and zero point from the descriptor of its input 0 (which the
+// capability check has vetted) into `attrs`.
+void read_quant_params(const infer_node_view& node, NodeAttrs* attrs);
 
 // What one kernel launch works on, resolved to the device's memory.
 struct KernelArgs {
-  std::vector<const float*> inputs;     // nullptr for an omitted optional input
+  // nullptr for an omitted optional input. A DequantizeLinear input holds 8-bit data
+  // (NodeAttrs::storage says which): the kernel reads it as such.
+  std::vector<const float*> inputs;
   std::vector<const Dims*> input_dims;  // nullptr likewise
   float* output = nullptr;
   const Dims* output_dims = nullptr;
@@ -52,6 +63,10 @@ struct OpInfo {
   // Multiply-adds per output element for the capability time estimate; -1 when unknown.
   // nullptr: one (elementwise).
   int64_t (*work_per_element)(const infer_node_view& node);
+  // Input 0 holds quantized data read through its descriptor, and the other inputs are
+  // the descriptor's own constants (scale, zero point): `check` vets all of them, and
+  // compilation takes the parameters from the descriptor instead of uploading them.
+  bool quantized_input = false;
 };
 
 // The op of `op_type`, or nullptr when the device does not have it.
