@@ -1,5 +1,6 @@
 #include "optimizer/qdq_conv_fusion.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -32,14 +33,14 @@ class Matcher {
     if (!is_onnx_op(q, "QuantizeLinear") || q.outputs.size() != 1 || !present(q, 0)) return false;
     const std::optional<PerTensor> y = per_tensor(g_, q, q.outputs[0]);
     if (!y) return false;
-    // Back through an optional Relu to the Conv.
+    // Back through an optional Relu or Clip to the Conv.
     ir::ValueId conv_out = q.inputs[0];
     ir::NodeId relu_id = ir::kNoNode;
     ir::NodeId conv_id = index_.producer_id(conv_out);
     if (conv_id == ir::kNoNode || !index_.has_single_use(conv_out)) return false;
-    if (is_onnx_op(g_.node(conv_id), "Relu")) {
-      const int32_t lowest = y->dtype == DataType::kUInt8 ? 0 : -128;
-      if (y->zero_value != lowest) return false;
+    const ir::Node& act = g_.node(conv_id);
+    if (is_onnx_op(act, "Relu") || is_onnx_op(act, "Clip")) {
+      if (!saturation_applies(act, *y)) return false;
       relu_id = conv_id;
       conv_out = g_.node(relu_id).inputs[0];
       conv_id = index_.producer_id(conv_out);
@@ -128,6 +129,36 @@ class Matcher {
 
  private:
   bool float_or_unknown(ir::ValueId v) const { return qdq::float_or_unknown(g_, v); }
+
+  // Whether QuantizeLinear's saturation to y's type already applies activation `act` (a
+  // Relu, or a Clip with constant bounds, min and max default -inf and +inf): y's
+  // quantization maps the lower bound to the type's lowest value and the upper bound to
+  // its highest. Quantizing is monotonic, so Q(clip(v, lo, hi)) = clip(Q(v), Q(lo), Q(hi)),
+  // and the clip is then the saturation itself. (MobileNet's ReLU6 with y calibrated on
+  // [0, 6] qualifies.)
+  bool saturation_applies(const ir::Node& act, const PerTensor& y) const {
+    double lo = -std::numeric_limits<double>::infinity();
+    double hi = std::numeric_limits<double>::infinity();
+    if (act.op_type == "Relu") {
+      lo = 0;
+    } else {
+      if (act.attr("min") != nullptr || act.attr("max") != nullptr) return false;  // opset < 11
+      for (size_t slot : {size_t{1}, size_t{2}}) {
+        if (!present(act, slot)) continue;
+        const std::optional<double> v = qdq::scalar_value(g_, index_, act.inputs[slot]);
+        if (!v) return false;
+        (slot == 1 ? lo : hi) = *v;
+      }
+    }
+    const double lowest = y.dtype == DataType::kUInt8 ? 0 : -128;
+    const double highest = y.dtype == DataType::kUInt8 ? 255 : 127;
+    // QuantizeLinear in float32: round_half_even(v / scale) + zero point, saturated.
+    auto quantized = [&](double v) {
+      const float q = static_cast<float>(v) / static_cast<float>(y.scale_value);
+      return std::clamp(std::nearbyint(static_cast<double>(q)) + y.zero_value, lowest, highest);
+    };
+    return quantized(lo) == lowest && quantized(hi) == highest;
+  }
 
   // A float32 constant, or DequantizeLinear of an int32 constant (zero point 0), as double.
   std::optional<std::vector<double>> bias_values(ir::ValueId b) {

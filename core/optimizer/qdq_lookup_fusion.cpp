@@ -35,15 +35,14 @@ ir::TensorDataPtr all_values(DataType dtype) {
 
 // Runs DequantizeLinear -> F -> QuantizeLinear on every value of x's type through the
 // evaluator, in a scratch graph: the table, or nullptr when a node cannot be evaluated.
-ir::TensorDataPtr build_table(const ir::Graph& g, const ir::Node& f, const ir::Node& q,
-                              const qdq::PerTensor& x, const qdq::PerTensor& y,
+ir::TensorDataPtr build_table(const ir::Graph& g, const GraphIndex& index, const ir::Node& f,
+                              const ir::Node& q, const qdq::PerTensor& x, const qdq::PerTensor& y,
                               const ConstantEvaluator& evaluator) {
   ir::Graph scratch;
   scratch.name = "qdq_lookup_fusion/" + f.name;
   auto copy_constant = [&](ir::ValueId v) -> ir::ValueId {
     if (v == ir::kNoValue) return ir::kNoValue;
-    const ir::Value& src = g.value(v);
-    return add_constant(scratch, src.name, src.constant);
+    return add_constant(scratch, g.value(v).name, qdq::constant_data(g, index, v));
   };
   // Evaluates `node` (inputs already constants of the scratch graph) into a new constant
   // value of `dtype`.
@@ -93,11 +92,12 @@ bool try_fuse(ir::Graph& g, const GraphIndex& index, ir::NodeId q_id,
   const ir::Node& f = g.node(f_id);
   if (!is_elementwise_function(f) || f.outputs.size() != 1 || !qdq::present(f, 0)) return false;
   for (size_t i = 1; i < f.inputs.size(); ++i)
-    if (f.inputs[i] != ir::kNoValue && constant_of(g, f.inputs[i]) == nullptr) return false;
+    if (f.inputs[i] != ir::kNoValue && qdq::constant_data(g, index, f.inputs[i]) == nullptr)
+      return false;
   const std::optional<qdq::PerTensor> x = qdq::dequantized_input(g, index.producer(f.inputs[0]));
   if (!x) return false;
 
-  ir::TensorDataPtr table = build_table(g, f, g.node(q_id), *x, y, evaluator);
+  ir::TensorDataPtr table = build_table(g, index, f, g.node(q_id), *x, y, evaluator);
   if (table == nullptr) return false;
   const std::string base = f.name.empty() ? std::string("qlinear_lookup") : f.name;
   const ir::ValueId table_value = add_constant(g, base + "_table", std::move(table));

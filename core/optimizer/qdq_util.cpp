@@ -68,6 +68,29 @@ std::optional<PerTensor> dequantized_input(const ir::Graph& graph, const ir::Nod
   return per_tensor(graph, *producer, producer->inputs[0]);
 }
 
+ir::TensorDataPtr constant_data(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v) {
+  if (v == ir::kNoValue) return nullptr;
+  if (graph.value(v).is_constant()) return graph.value(v).constant;
+  const ir::Node* p = index.producer(v);
+  if (p == nullptr || !is_onnx_op(*p, "Constant") || p->outputs.size() != 1) return nullptr;
+  const ir::Attribute* value = p->attr("value");
+  if (value == nullptr || value->tensors.size() != 1) return nullptr;
+  return value->tensors[0];
+}
+
+std::optional<double> scalar_value(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v) {
+  const ir::TensorDataPtr t = constant_data(graph, index, v);
+  if (t == nullptr || t->element_count() != 1) return std::nullopt;
+  switch (t->dtype()) {
+    case DataType::kFloat32:
+      return t->as<float>()[0];
+    case DataType::kFloat64:
+      return t->as<double>()[0];
+    default:
+      return std::nullopt;
+  }
+}
+
 ir::ValueId zero_point_value(ir::Graph& graph, const PerTensor& p, const std::string& base) {
   if (p.zero != ir::kNoValue) return p.zero;
   return add_constant(graph, base + "_zero_point",

@@ -51,6 +51,13 @@ std::optional<PerTensor> per_tensor(const ir::Graph& graph, const ir::Node& n, i
 // nullopt when `v` has no such producer. `producer` is the node producing `v` or null.
 std::optional<PerTensor> dequantized_input(const ir::Graph& graph, const ir::Node* producer);
 
+// The data of `v` when it is a constant: an initializer (or folded value), or the output
+// of a default-domain Constant node holding a tensor (the QDQ passes run before constant
+// folding turns those into initializers). nullptr otherwise.
+ir::TensorDataPtr constant_data(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v);
+// The value of a one-element constant_data() as double.
+std::optional<double> scalar_value(const ir::Graph& graph, const GraphIndex& index, ir::ValueId v);
+
 // The zero point input for `p`: its own, or a new one-element constant holding 0.
 ir::ValueId zero_point_value(ir::Graph& graph, const PerTensor& p, const std::string& base);
 

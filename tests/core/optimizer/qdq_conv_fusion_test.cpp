@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "graph_builder.hpp"
 #include "optimizer/rewrite.hpp"
 
@@ -19,6 +21,11 @@ struct QdqOptions {
   bool float_bias = false;  // a float32 bias constant instead
   bool x_scale_constant = true;
   bool typed = true;  // false: intermediate values untyped, as before type inference
+  // A Clip instead of the Relu, with these bounds given by Constant nodes (as exporters
+  // write ReLU6); NaN: the bound omitted.
+  bool clip = false;
+  float clip_min = 0.0f, clip_max = 6.0f;
+  float y_scale = 0.75f;
 };
 
 // x_q [1,2,3,3] uint8 -> DQ -> x; w_q [2,2,1,1] int8 -> DQ -> w; b_q int32 -> DQ -> b;
@@ -45,7 +52,7 @@ void build(ir::Graph& g, const QdqOptions& o) {
   b.constant_of<int32_t>("b_q", DataType::kInt32, {2}, {40, -8});
   b.f32("b_scale", {2}, {0.125f, o.per_channel ? 0.0625f : 0.125f});
   b.f32("b_float", {2}, {5.0f, -0.5f});
-  b.f32("y_scale", {}, {0.75f});
+  b.f32("y_scale", {}, {o.y_scale});
   b.constant_of<uint8_t>("y_zero", DataType::kUInt8, {}, {static_cast<uint8_t>(o.y_zero)});
   if (o.typed) {
     b.typed("x", DataType::kFloat32, {1, 2, 3, 3});
@@ -71,7 +78,27 @@ void build(ir::Graph& g, const QdqOptions& o) {
   }
   b.node("conv", "Conv", {"x", "w", bias}, {"c"}, {attr_ints("pads", {0, 0, 0, 0})});
   if (o.relu) b.node("relu", "Relu", {"c"}, {"r"});
-  b.node("q", "QuantizeLinear", {o.relu ? "r" : "c", "y_scale", "y_zero"}, {"y_q"});
+  if (o.clip) {
+    std::vector<std::string> ins = {"c", "", ""};
+    int k = 0;
+    for (float bound : {o.clip_min, o.clip_max}) {
+      ++k;
+      if (std::isnan(bound)) continue;
+      const std::string name = k == 1 ? "clip_min" : "clip_max";
+      b.typed(name, DataType::kFloat32, std::vector<int64_t>{});
+      b.node(name + "_node", "Constant", {}, {name}, {[&] {
+               ir::Attribute a;
+               a.name = "value";
+               a.type = ir::AttrType::kTensor;
+               a.tensors = {make_float_tensor(DataType::kFloat32, {}, {bound})};
+               return a;
+             }()});
+      ins[static_cast<size_t>(k)] = name;
+    }
+    while (!ins.empty() && ins.back().empty()) ins.pop_back();
+    b.node("clip", "Clip", ins, {"r"});
+  }
+  b.node("q", "QuantizeLinear", {o.relu || o.clip ? "r" : "c", "y_scale", "y_zero"}, {"y_q"});
   b.output("y_q");
   g.rebuild_links();
 }
@@ -165,6 +192,50 @@ TEST(QdqConvFusion, ReluStaysWhenSaturationWouldNotApplyIt) {
   o.y_zero = 10;  // values in [-7.5, 0) would quantize above 0: Relu is not implied
   build(g, o);
   expect_untouched_by<QdqConvFusion>(g, context_at(13));
+}
+
+TEST(QdqConvFusion, ClipIsAbsorbedWhenBothBoundsSaturate) {
+  // ReLU6 with y on [0, 6] (scale 6/255, zero point 0): Q(0) = 0 and Q(6) = 255.
+  for (float y_scale : {6.0f / 255, 1.0f / 255}) {  // 1/255: Q(6) saturates too
+    ir::Graph g;
+    QdqOptions o;
+    o.clip = true;
+    o.y_scale = y_scale;
+    build(g, o);
+    EXPECT_EQ(run(g), 1) << y_scale;
+    EXPECT_EQ(count_op(g, "Clip"), 0u);
+    EXPECT_EQ(count_op(g, "QLinearConv"), 1u);
+  }
+  {  // no max: Clip(0, +inf) is a Relu
+    ir::Graph g;
+    QdqOptions o;
+    o.clip = true;
+    o.clip_max = std::nanf("");
+    build(g, o);
+    EXPECT_EQ(run(g), 1);
+  }
+}
+
+TEST(QdqConvFusion, ClipStaysWhenABoundIsInsideTheOutputRange) {
+  {  // Clip(0, 1) with y on [0, 6]: values in (1, 6] would quantize above Q(1) = 42
+    ir::Graph g;
+    QdqOptions o;
+    o.clip = true;
+    o.clip_max = 1.0f;
+    o.y_scale = 6.0f / 255;
+    build(g, o);
+    expect_untouched_by<QdqConvFusion>(g, context_at(13));
+  }
+  {  // Clip(-1, 6) with y zero point 100, scale 0.05: Q(-1) = 80, above the lowest value
+    ir::Graph g;
+    QdqOptions o;
+    o.clip = true;
+    o.clip_min = -1.0f;
+    o.y_zero = 100;
+    o.y_scale = 0.05f;
+    build(g, o);
+    expect_untouched_by<QdqConvFusion>(g, context_at(13));
+  }
 }
 
 TEST(QdqConvFusion, LeavesWhatItCannotExpress) {

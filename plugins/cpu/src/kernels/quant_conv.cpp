@@ -18,6 +18,7 @@
 
 #include "../host_threads.hpp"
 #include "quant_common.hpp"
+#include "simd/qdepthwise.hpp"
 #include "simd/qgemm.hpp"
 #include "spatial.hpp"
 
@@ -324,6 +325,11 @@ class IntConvKernel final : public Kernel {
     HostThreads threads(ctx.host());
     const simd::Isa isa = kernel_isa();
     uint8_t* y_bytes = static_cast<uint8_t*>(Y->data);
+    if (Cg == 1 && Mg == 1 && win.in.size() == 2) {
+      run_depthwise(ctx, win, xq.data, xz_q, *W, wz, mult, bias, out, N, C,
+                    static_cast<uint8_t*>(Y->data));
+      return Status::ok();
+    }
     if (const std::optional<PaddedPlane> plane = padded_plane(win)) {
       for (int64_t n = 0; n < N; ++n)
         for (int64_t g = 0; g < G; ++g) {
@@ -375,6 +381,58 @@ class IntConvKernel final : public Kernel {
         }
       }
     return Status::ok();
+  }
+
+  // One output channel per input channel (MobileNet's depthwise layers): each plane runs
+  // the direct loop of simd/qdepthwise.hpp, which finishes exactly like qgemm.
+  static void run_depthwise(const KernelContext& ctx, const Window& win, const uint8_t* x,
+                            int32_t x_zero, const Tensor& W, const std::vector<int32_t>& wz,
+                            const std::vector<float>& mult, const std::vector<int32_t>& bias,
+                            const simd::QGemmOutput& qout, int64_t N, int64_t C, uint8_t* y) {
+    simd::QDepthwiseShape s;
+    s.H = win.in[0], s.W = win.in[1], s.OH = win.out[0], s.OW = win.out[1];
+    s.KH = win.kernel[0], s.KW = win.kernel[1];
+    s.sh = win.stride[0], s.sw = win.stride[1], s.dh = win.dilation[0], s.dw = win.dilation[1];
+    s.pad_top = win.pad_begin[0], s.pad_left = win.pad_begin[1];
+    const int64_t taps = s.KH * s.KW, in_n = s.H * s.W, out_n = s.OH * s.OW;
+    // The weights as int32 with their zero points subtracted, per channel.
+    std::vector<int32_t> w(static_cast<size_t>(C * taps));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t i = c * taps + t;
+        const int32_t v =
+            W.dtype == INFER_DTYPE_UINT8 ? int32_t{W.as<uint8_t>()[i]} : int32_t{W.as<int8_t>()[i]};
+        w[static_cast<size_t>(i)] = v - wz[static_cast<size_t>(c)];
+      }
+    simd::QDepthwiseOutput base;
+    size_t elem = 4;
+    if (qout.kind == simd::QGemmOutput::Kind::kUint8 ||
+        qout.kind == simd::QGemmOutput::Kind::kInt8) {
+      base.kind = qout.kind == simd::QGemmOutput::Kind::kUint8
+                      ? simd::QDepthwiseOutput::Kind::kUint8
+                      : simd::QDepthwiseOutput::Kind::kInt8;
+      base.out_zero = qout.out_zero;
+      elem = 1;
+    } else {
+      base.kind = simd::QDepthwiseOutput::Kind::kInt32;
+    }
+    const simd::Isa isa = kernel_isa();
+    ctx.parallel_for(
+        static_cast<size_t>(N * C), grain_for(static_cast<size_t>(out_n * taps)),
+        [&](size_t p0, size_t p1) {
+          std::vector<int32_t> acc(simd::qdepthwise_scratch_ints(s));
+          for (size_t p = p0; p < p1; ++p) {
+            const int64_t c = static_cast<int64_t>(p) % C;
+            simd::QDepthwiseOutput o = base;
+            if (o.kind != simd::QDepthwiseOutput::Kind::kInt32) {
+              o.scale = mult[static_cast<size_t>(c)];
+              o.bias = bias.empty() ? 0 : bias[static_cast<size_t>(c)];
+            }
+            simd::qdepthwise_plane(
+                isa, s, x + static_cast<int64_t>(p) * in_n, x_zero, w.data() + c * taps, o,
+                y + static_cast<int64_t>(p) * out_n * static_cast<int64_t>(elem), acc.data());
+          }
+        });
   }
 
   // Packs the weights once when they are constant.

@@ -1,0 +1,44 @@
+// Depthwise 8-bit convolution (QLinearConv / ConvInteger with one input and one output
+// channel per group), one channel plane at a time, accumulating exactly in int32 and
+// finishing with qgemm's output stages (qgemm.hpp), so the result is bit-identical to the
+// same convolution run through im2col and qgemm:
+//
+//   acc(oh, ow) = sum over taps inside the image of (x - x_zero) * (w - w_zero)
+//   C = acc                                                         kInt32
+//     = sat(nearbyint(float(acc + bias) * scale) + out_zero)        kUint8 / kInt8
+//
+// Taps in the padding contribute nothing (the input padded with its zero point). Any
+// kernel size, stride, dilation and padding of a 2-D window.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "isa.hpp"
+
+namespace infer::cpu::simd {
+
+struct QDepthwiseShape {
+  int64_t H = 0, W = 0, OH = 0, OW = 0;
+  int64_t KH = 1, KW = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pad_top = 0, pad_left = 0;
+};
+
+struct QDepthwiseOutput {
+  enum class Kind { kInt32, kUint8, kInt8 };
+  Kind kind = Kind::kUint8;
+  int32_t bias = 0;    // not kInt32
+  float scale = 1.0f;  // not kInt32
+  int32_t out_zero = 0;
+};
+
+// One plane: x (H x W, uint8, zero point x_zero in [0, 255]), w (KH x KW values already
+// as int32, w_zero subtracted by the caller), y (OH x OW of the output kind). `acc` is
+// scratch of qdepthwise_scratch_ints(s) int32.
+inline size_t qdepthwise_scratch_ints(const QDepthwiseShape& s) {
+  return static_cast<size_t>(s.OW + (s.W + 2 + 3) / 4);
+}
+void qdepthwise_plane(Isa isa, const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero,
+                      const int32_t* w, const QDepthwiseOutput& out, void* y, int32_t* acc);
+
+}  // namespace infer::cpu::simd
