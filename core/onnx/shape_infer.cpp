@@ -93,7 +93,8 @@ Status check_inference_preconditions(const onnx::GraphProto& graph) {
   for (const auto& node : graph.node()) {
     for (const auto& attr : node.attribute()) {
       if (attr.has_g()) INFER_RETURN_IF_ERROR(check_inference_preconditions(attr.g()));
-      for (const auto& body : attr.graphs()) INFER_RETURN_IF_ERROR(check_inference_preconditions(body));
+      for (const auto& body : attr.graphs())
+        INFER_RETURN_IF_ERROR(check_inference_preconditions(body));
     }
     if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
     for (const PositiveAttributes& rule : kPositiveAttributes) {
@@ -104,10 +105,12 @@ Status check_inference_preconditions(const onnx::GraphProto& graph) {
           continue;
         const bool bad = attr.type() == onnx::AttributeProto::INT
                              ? attr.i() < 1
-                             : std::any_of(attr.ints().begin(), attr.ints().end(), [](int64_t v) { return v < 1; });
+                             : std::any_of(attr.ints().begin(), attr.ints().end(),
+                                           [](int64_t v) { return v < 1; });
         if (bad) {
-          return invalid_argument("node '" + printable(node.name()) + "' (" + node.op_type() + "): attribute '" +
-                                  attr.name() + "' must hold integers >= 1, got " + ints_text(attr));
+          return invalid_argument("node '" + printable(node.name()) + "' (" + node.op_type() +
+                                  "): attribute '" + attr.name() +
+                                  "' must hold integers >= 1, got " + ints_text(attr));
         }
       }
     }
@@ -119,7 +122,8 @@ Status check_inference_preconditions(const onnx::GraphProto& graph) {
 // W when there is no kernel_shape attribute, then indexes per-dimension vectors sized by
 // X's rank with them: an X of lower rank than W (tests/fuzz found a [1, 1] input) reads
 // past a vector and crashes libonnx. While it runs, each such node either gets
-// kernel_shape spelled out from W's dims when W is an initializer (the same meaning, and
+// kernel_shape spelled out from W's dims when W is an initializer or the DequantizeLinear
+// of one (the same meaning, and
 // ONNX then compares the sizes and reports a mismatch as an error), or, when W's shape is
 // known only at run time, is hidden from ONNX (its outputs stay as the file declares
 // them). restore() undoes both.
@@ -159,9 +163,19 @@ class ConvInferenceGuard {
  private:
   using Dims = std::unordered_map<std::string, std::vector<int64_t>>;
 
+  // `initializers`: the values whose dims are known before inference: initializers, and
+  // the outputs of a DequantizeLinear of one (the weights of a QDQ model), which keep
+  // their input's shape.
   void guard(onnx::GraphProto& graph, Dims initializers) {
     for (const auto& t : graph.initializer())
       initializers[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+    for (const auto& node : graph.node()) {
+      if ((!node.domain().empty() && node.domain() != "ai.onnx") ||
+          node.op_type() != "DequantizeLinear" || node.input_size() < 1 || node.output_size() < 1)
+        continue;
+      const auto it = initializers.find(node.input(0));
+      if (it != initializers.end()) initializers[node.output(0)] = it->second;
+    }
     for (auto& node : *graph.mutable_node()) {
       for (auto& attr : *node.mutable_attribute()) {
         if (attr.has_g()) guard(*attr.mutable_g(), initializers);

@@ -1,6 +1,6 @@
 // Files that are missing, empty, not ONNX, or cut short.
-#include "test_util.hpp"
 #include "infer_test_paths.hpp"
+#include "test_util.hpp"
 
 namespace infer::onnx_io {
 namespace {
@@ -120,7 +120,8 @@ onnx::ModelProto conv_model(const std::vector<int64_t>& strides, int64_t group) 
   onnx::ModelProto m = testing::make_model(13);
   auto& g = *m.mutable_graph();
   testing::add_input(g, "x", onnx::TensorProto::FLOAT, {1, 2, 6, 6});
-  *g.add_initializer() = testing::float_tensor("w", {2, 2 / group, 3, 3}, std::vector<float>(36 / group, 0.5f));
+  *g.add_initializer() =
+      testing::float_tensor("w", {2, 2 / group, 3, 3}, std::vector<float>(36 / group, 0.5f));
   testing::add_output(g, "y", onnx::TensorProto::FLOAT, {1, 2, 4, 4});
   auto* conv = testing::add_node(g, "Conv", {"x", "w"}, {"y"}, "conv\x01");
   testing::attr_ints(conv, "kernel_shape", {3, 3});
@@ -134,8 +135,9 @@ TEST(LoadErrors, ZeroConvStrideIsRefusedBeforeShapeInference) {
   auto r = load_model_from_memory(bytes.data(), bytes.size(), "m.onnx", "");
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(r.status().message(),
-              HasSubstr("node 'conv\\x01' (Conv): attribute 'strides' must hold integers >= 1, got [1,0]"));
+  EXPECT_THAT(
+      r.status().message(),
+      HasSubstr("node 'conv\\x01' (Conv): attribute 'strides' must hold integers >= 1, got [1,0]"));
 }
 
 TEST(LoadErrors, ZeroGroupIsRefused) {
@@ -203,6 +205,32 @@ TEST(LoadErrors, ConvShapesAreStillInferredFromConstantWeights) {
   const ir::Shape& y = r->graph->value(conv.outputs[0]).shape;
   ASSERT_TRUE(y.is_static()) << y.to_string();
   EXPECT_EQ(y.to_string(), ir::Shape::of({1, 2, 4, 4}).to_string());
+}
+
+// A QDQ model's Conv reads its weights through DequantizeLinear: their dims are the
+// quantized initializer's, so the Conv's output type and shape are still inferred (a
+// hidden Conv left the Relu after it with an untyped input that no backend runs).
+TEST(LoadErrors, ConvShapesAreInferredThroughDequantizedWeights) {
+  onnx::ModelProto m = conv_after_cast(true, {int64_t{1}, int64_t{1}, int64_t{6}, int64_t{6}});
+  auto& g = *m.mutable_graph();
+  g.mutable_initializer(0)->set_name("w_float_unused");
+  onnx::TensorProto wq;
+  wq.set_name("w_q");
+  wq.set_data_type(onnx::TensorProto::INT8);
+  for (int64_t d : {2, 1, 3, 3}) wq.add_dims(d);
+  wq.set_raw_data(std::string(18, '\x01'));
+  *g.add_initializer() = wq;
+  *g.add_initializer() = testing::float_tensor("w_scale", {}, {0.5f});
+  testing::add_node(g, "DequantizeLinear", {"w_q", "w_scale"}, {"w"}, "dqw");
+  g.mutable_node()->SwapElements(1, 2);  // cast, dqw, conv: topological order
+  auto r = load_model_from_memory(m.SerializeAsString().data(), m.ByteSizeLong(), "m.onnx", "");
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  const ir::Node& conv = node_named(*r, "conv");
+  EXPECT_EQ(conv.domain, "");
+  EXPECT_EQ(conv.attr("kernel_shape"), nullptr);
+  const ir::Value& y = r->graph->value(conv.outputs[0]);
+  EXPECT_EQ(y.dtype, DataType::kFloat32);
+  EXPECT_EQ(y.shape.to_string(), ir::Shape::of({1, 2, 4, 4}).to_string());
 }
 
 }  // namespace
