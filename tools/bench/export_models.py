@@ -37,16 +37,18 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 TORCH_MODELS_DIR = os.path.join(REPO, "tools", "models")
 REQUIRED = [("numpy", "python3-numpy"), ("onnx", "python3-onnx"), ("torch", "python3-torch"),
             ("torchvision", "python3-torchvision")]
+QUANTIZE_DIR = os.path.join(REPO, "tools", "infer-quantize", "infer_quantize")
 STAMPED_FILES = [os.path.join(HERE, "export_models.py"), os.path.join(HERE, "flops.py"),
-                 os.path.join(HERE, "quantize_qdq.py"), os.path.join(TORCH_MODELS_DIR, "torch_models.py")]
+                 os.path.join(HERE, "quantize_qdq.py"), os.path.join(TORCH_MODELS_DIR, "torch_models.py")] + \
+    sorted(os.path.join(QUANTIZE_DIR, f) for f in os.listdir(QUANTIZE_DIR) if f.endswith(".py"))
 OPSET = 17
 
 # The models, in export order (EXPORTERS below says how each is made; DERIVED models are
 # made from an earlier one's files). Listed here so that an up-to-date cache is recognised
 # without importing torch.
 MODELS = [
-    "resnet50_b1", "resnet50_int8_b1", "resnet50_b32", "mobilenet_v2_b1", "bert_base_b1", "mlp_b1",
-    "mlp_b256", "call_overhead", "vad_b1",
+    "resnet50_b1", "resnet50_int8_b1", "resnet50_b32", "mobilenet_v2_b1", "mobilenet_v2_int8_b1",
+    "bert_base_b1", "mlp_b1", "mlp_b256", "call_overhead", "vad_b1",
 ]
 
 
@@ -278,6 +280,7 @@ def export_one(out, name):
 # and the held-out input of quantize_qdq.py's accuracy report.
 DERIVED = {
     "resnet50_int8_b1": ("resnet50_b1", 4, 53, True),
+    "mobilenet_v2_int8_b1": ("mobilenet_v2_b1", 4, 54, True),
 }
 
 

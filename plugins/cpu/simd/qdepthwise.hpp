@@ -32,13 +32,32 @@ struct QDepthwiseOutput {
   int32_t out_zero = 0;
 };
 
-// One plane: x (H x W, uint8, zero point x_zero in [0, 255]), w (KH x KW values already
-// as int32, w_zero subtracted by the caller), y (OH x OW of the output kind). `acc` is
-// scratch of qdepthwise_scratch_ints(s) int32.
-inline size_t qdepthwise_scratch_ints(const QDepthwiseShape& s) {
-  return static_cast<size_t>(s.OW + (s.W + 2 + 3) / 4);
+// The phase planes of a plane (qdepthwise_impl.hpp): Hq x Wq bytes each (with slack
+// for the dropped columns), over an output domain of OH x Wq.
+struct PhaseLayout {
+  int64_t Hq = 0, Wq = 0, domain = 0, phase_bytes = 0;
+};
+inline PhaseLayout phase_layout(const QDepthwiseShape& s) {
+  PhaseLayout l;
+  l.Hq = s.OH + (s.KH - 1) * s.dh / s.sh;
+  l.Wq = s.OW + (s.KW - 1) * s.dw / s.sw;
+  l.domain = s.OH * l.Wq;
+  l.phase_bytes = (l.Hq + 1) * l.Wq + 64;
+  return l;
 }
+
+// The int32 scratch one plane needs: the accumulators, the phase planes and the narrowed
+// output rows.
+inline size_t qdepthwise_scratch_ints(const QDepthwiseShape& s) {
+  const PhaseLayout l = phase_layout(s);
+  const int64_t bytes = l.phase_bytes * s.sh * s.sw + l.domain;
+  return static_cast<size_t>(l.domain + (bytes + 3) / 4);
+}
+
+// One plane: x (H x W, uint8, zero point x_zero in [0, 255]), w (KH x KW values already
+// as int32, w_zero subtracted by the caller), y (OH x OW of the output kind); `scratch`
+// holds qdepthwise_scratch_ints(s) int32.
 void qdepthwise_plane(Isa isa, const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero,
-                      const int32_t* w, const QDepthwiseOutput& out, void* y, int32_t* acc);
+                      const int32_t* w, const QDepthwiseOutput& out, void* y, int32_t* scratch);
 
 }  // namespace infer::cpu::simd

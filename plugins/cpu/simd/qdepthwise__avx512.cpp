@@ -4,8 +4,8 @@
 namespace infer::cpu::simd::qdepthwise_detail {
 
 void plane_avx512(const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero, const int32_t* w,
-                  const QDepthwiseOutput& out, void* y, int32_t* acc) {
-  run_plane(s, x, x_zero, w, out, y, acc);
+                  const QDepthwiseOutput& out, void* y, int32_t* scratch) {
+  run_plane(s, x, x_zero, w, out, y, scratch);
 }
 
 }  // namespace infer::cpu::simd::qdepthwise_detail
