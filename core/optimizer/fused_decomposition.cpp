@@ -312,10 +312,12 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
       return invalid_argument(fused.describe() + ": expected 8 inputs, got " +
                               std::to_string(fused.inputs.size()));
     const ir::ValueId a = fused.inputs[0], b = fused.inputs[3];
+    // Copies: emitting nodes adds values, which may move the graph's value table.
+    const ir::Shape a_shape = graph.value(a).shape, b_shape = graph.value(b).shape;
     const ir::ValueId fa = e.node("DequantizeLinear", {a, fused.inputs[1], fused.inputs[2]},
-                                  DataType::kFloat32, {}, ir::kNoValue, &graph.value(a).shape);
+                                  DataType::kFloat32, {}, ir::kNoValue, &a_shape);
     const ir::ValueId fb = e.node("DequantizeLinear", {b, fused.inputs[4], fused.inputs[5]},
-                                  DataType::kFloat32, {}, ir::kNoValue, &graph.value(b).shape);
+                                  DataType::kFloat32, {}, ir::kNoValue, &b_shape);
     const ir::ValueId fc = e.node(op == "QLinearAdd" ? "Add" : "Mul", {fa, fb}, DataType::kFloat32);
     e.node("QuantizeLinear", {fc, fused.inputs[6], fused.inputs[7]}, dt, {}, out);
     return Status::ok();
@@ -326,7 +328,7 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
       return invalid_argument(fused.describe() + ": expected 2 inputs (X, table), got " +
                               std::to_string(fused.inputs.size()));
     const ir::ValueId x = fused.inputs[0];
-    const ir::Shape& xs = graph.value(x).shape;
+    const ir::Shape xs = graph.value(x).shape;  // a copy: emitting adds values
     ir::ValueId index =
         e.node("Cast", {x}, DataType::kInt32,
                {attr_int("to", static_cast<int64_t>(DataType::kInt32))}, ir::kNoValue, &xs);
