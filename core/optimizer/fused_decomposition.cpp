@@ -322,6 +322,26 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
     e.node("QuantizeLinear", {fc, fused.inputs[6], fused.inputs[7]}, dt, {}, out);
     return Status::ok();
   }
+  if (op == "MatMulIntegerToFloat") {
+    // MatMulInteger, Cast to float32, Mul by a_scale * b_scale, Add bias: the chain itself.
+    if (fused.inputs.size() < 4)
+      return invalid_argument(fused.describe() + ": expected at least 4 inputs, got " +
+                              std::to_string(fused.inputs.size()));
+    std::vector<ir::ValueId> mm = {fused.inputs[0], fused.inputs[1], input_or_none(fused, 4),
+                                   input_or_none(fused, 5)};
+    while (mm.back() == ir::kNoValue) mm.pop_back();
+    const ir::ValueId acc = e.node("MatMulInteger", mm, DataType::kInt32);
+    const ir::ValueId f = e.node("Cast", {acc}, DataType::kFloat32,
+                                 {attr_int("to", static_cast<int64_t>(DataType::kFloat32))});
+    const ir::Shape scale_shape = graph.value(fused.inputs[3]).shape;
+    const ir::ValueId s = e.node("Mul", {fused.inputs[2], fused.inputs[3]}, DataType::kFloat32, {},
+                                 ir::kNoValue, &scale_shape);
+    const ir::ValueId bias = input_or_none(fused, 6);
+    const ir::ValueId y =
+        e.node("Mul", {f, s}, DataType::kFloat32, {}, bias == ir::kNoValue ? out : ir::kNoValue);
+    if (bias != ir::kNoValue) e.node("Add", {y, bias}, DataType::kFloat32, {}, out);
+    return Status::ok();
+  }
   if (op == "QLinearLookup") {
     // Y = Gather(table, X as an int32 index), the index of an int8 X shifted by 128.
     if (fused.inputs.size() != 2)
@@ -352,9 +372,9 @@ Status decompose_one(ir::Graph& graph, const ir::Node& fused, int64_t opset) {
 
 bool is_decomposable_fused_node(const ir::Node& node) {
   if (node.domain != kFusedDomain) return false;
-  static const char* kOps[] = {"FusedConv",  "FusedGemm",          "FusedMatMul",
-                               "Gelu",       "LayerNormalization", "Attention",
-                               "QLinearAdd", "QLinearMul",         "QLinearLookup"};
+  static const char* kOps[] = {
+      "FusedConv", "FusedGemm",  "FusedMatMul", "Gelu",          "LayerNormalization",
+      "Attention", "QLinearAdd", "QLinearMul",  "QLinearLookup", "MatMulIntegerToFloat"};
   for (const char* op : kOps)
     if (node.op_type == op) return true;
   return false;

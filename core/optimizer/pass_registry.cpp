@@ -1,6 +1,7 @@
 #include "optimizer/pass_registry.hpp"
 
 #include "optimizer/dead_code_elimination.hpp"
+#include "optimizer/matmul_integer_to_float_fusion.hpp"
 #include "optimizer/qdq_binary_fusion.hpp"
 #include "optimizer/qdq_conv_fusion.hpp"
 #include "optimizer/qdq_lookup_fusion.hpp"
@@ -22,6 +23,8 @@ const std::vector<PassEntry>& pass_registry() {
                       [] { return std::make_unique<QdqLookupFusion>(); }});
     passes.push_back({QdqPassthrough::kName, kLevelExtended,
                       [] { return std::make_unique<QdqPassthrough>(); }});
+    passes.push_back({MatMulIntegerToFloatFusion::kName, kLevelExtended,
+                      [] { return std::make_unique<MatMulIntegerToFloatFusion>(); }});
     register_basic_passes(passes);
     passes.push_back({DeadCodeElimination::kName, kLevelBasic,
                       [] { return std::make_unique<DeadCodeElimination>(); }});

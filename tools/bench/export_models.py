@@ -38,7 +38,8 @@ TORCH_MODELS_DIR = os.path.join(REPO, "tools", "models")
 REQUIRED = [("numpy", "python3-numpy"), ("onnx", "python3-onnx"), ("torch", "python3-torch"),
             ("torchvision", "python3-torchvision")]
 QUANTIZE_DIR = os.path.join(REPO, "tools", "infer-quantize", "infer_quantize")
-STAMPED_FILES = [os.path.join(HERE, "export_models.py"), os.path.join(HERE, "flops.py"),
+STAMPED_FILES = [os.path.join(REPO, "tools", "infer-quantize", "infer-quantize"),
+                 os.path.join(HERE, "export_models.py"), os.path.join(HERE, "flops.py"),
                  os.path.join(HERE, "quantize_qdq.py"), os.path.join(TORCH_MODELS_DIR, "torch_models.py")] + \
     sorted(os.path.join(QUANTIZE_DIR, f) for f in os.listdir(QUANTIZE_DIR) if f.endswith(".py"))
 OPSET = 17
@@ -48,7 +49,7 @@ OPSET = 17
 # without importing torch.
 MODELS = [
     "resnet50_b1", "resnet50_int8_b1", "resnet50_b32", "mobilenet_v2_b1", "mobilenet_v2_int8_b1",
-    "bert_base_b1", "mlp_b1", "mlp_b256", "call_overhead", "vad_b1",
+    "bert_base_b1", "bert_base_int8_b1", "mlp_b1", "mlp_b256", "call_overhead", "vad_b1",
 ]
 
 
@@ -284,6 +285,45 @@ DERIVED = {
 }
 
 
+# name -> source: the source's model.onnx quantized dynamically by infer-quantize
+# (--mode dynamic: DynamicQuantizeLinear + MatMulInteger with int8 per-column weights, as
+# ONNX Runtime's quantize_dynamic writes it); inputs and outputs are the source's.
+DYNAMIC = {
+    "bert_base_int8_b1": "bert_base_b1",
+}
+
+
+def derive_dynamic(out, name, manifest, build_dir):
+    import onnx
+    import flops
+    source = DYNAMIC[name]
+    infer_run = os.path.join(build_dir, "bin", "infer-run")
+    if not os.path.isfile(infer_run):
+        raise RuntimeError(f"{infer_run} is missing (infer-quantize runs the model with it): build it or pass --build-dir")
+    entry = manifest["models"][source]
+    folder = os.path.join(out, name)
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+    os.makedirs(folder)
+    inputs = {}
+    for input_name, file in entry["inputs"].items():
+        shutil.copyfile(os.path.join(out, file), os.path.join(folder, os.path.basename(file)))
+        inputs[input_name] = f"{name}/{os.path.basename(file)}"
+    model = os.path.join(folder, "model.onnx")
+    tool = os.path.join(REPO, "tools", "infer-quantize", "infer-quantize")
+    proc = subprocess.run([sys.executable, tool, os.path.join(out, entry["model"]), model, "--mode", "dynamic",
+                           "--infer-run", infer_run, "--no-report", "--no-progress"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError((proc.stderr.strip().splitlines() or [f"infer-quantize exit {proc.returncode}"])[-1])
+    total, per_op = flops.model_flops(onnx.load(model))
+    description = (f"{source} quantized dynamically by infer-quantize --mode dynamic (MatMul/Gemm with "
+                   f"constant weights -> DynamicQuantizeLinear + MatMulInteger, int8 per-column "
+                   f"weights): {entry['description']}")
+    return {"model": f"{name}/model.onnx", "inputs": inputs, "outputs": entry["outputs"], "batch": entry["batch"],
+            "flops": total, "flops_by_op": per_op, "description": description, "quick": False}, proc.stdout + proc.stderr
+
+
 def derive_quantized(out, name, manifest, build_dir):
     import numpy as np
     import onnx
@@ -365,6 +405,9 @@ def main():
             if name in DERIVED:
                 manifest["models"][name], report = derive_quantized(out, name, manifest,
                                                                     os.path.abspath(args.build_dir))
+            elif name in DYNAMIC:
+                manifest["models"][name], report = derive_dynamic(out, name, manifest,
+                                                                  os.path.abspath(args.build_dir))
             else:
                 manifest["models"][name] = export_one(out, name)
         except Exception as error:  # name the model; a traceback helps no one here

@@ -1,5 +1,6 @@
 """Counts the floating-point operations of an ONNX model: 2 x the multiply-accumulates
-of its Conv, Gemm and MatMul nodes, with the shapes from ONNX shape inference.
+of its Conv, Gemm and MatMul nodes (and of their integer forms: ConvInteger, QLinearConv,
+MatMulInteger, QLinearMatMul), with the shapes from ONNX shape inference.
 
 The other operators (activations, normalisations, pooling, softmax) are left out on
 purpose: they are memory-bound, a few percent of the arithmetic of the models the
@@ -56,8 +57,8 @@ def _need(table, node, name, what):
 
 def node_macs(node, table):
     """Multiply-accumulates of one node (0 for operators that are not counted)."""
-    if node.op_type == "Conv":
-        weight = _need(table, node, node.input[1], "weight")
+    if node.op_type in ("Conv", "ConvInteger", "QLinearConv"):
+        weight = _need(table, node, node.input[3 if node.op_type == "QLinearConv" else 1], "weight")
         out = _need(table, node, node.output[0], "output")
         # Each output element sums over C_in/group x kernel products: W is [M, C/group, k...].
         return math.prod(out) * math.prod(weight[1:])
@@ -66,7 +67,7 @@ def node_macs(node, table):
         out = _need(table, node, node.output[0], "output")
         k = a[0] if _attr(node, "transA", 0) else a[1]
         return math.prod(out) * k
-    if node.op_type == "MatMul":
+    if node.op_type in ("MatMul", "MatMulInteger", "QLinearMatMul"):
         a = _need(table, node, node.input[0], "input A")
         out = _need(table, node, node.output[0], "output")
         return math.prod(out) * a[-1]

@@ -248,7 +248,7 @@ TEST(BasicPasses, RegisteredInOrderAtLevelOneBeforeDeadCodeElimination) {
     // From level 2 the QDQ passes run first (before constant folding dequantizes weights).
     if (level >= 2) {
       const Names qdq = {"qdq_conv_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
-                         "qdq_passthrough"};
+                         "qdq_passthrough", "matmul_integer_to_float_fusion"};
       ASSERT_GE(names.size(), qdq.size());
       EXPECT_EQ(Names(names.begin(), names.begin() + static_cast<long>(qdq.size())), qdq);
       names.erase(names.begin(), names.begin() + static_cast<long>(qdq.size()));

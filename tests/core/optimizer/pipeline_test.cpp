@@ -114,7 +114,7 @@ TEST(Pipeline, RegistryNamesMatchThePassesItMakes) {
   // then the layout pass.
   EXPECT_EQ(known_pass_names(),
             Names({"qdq_conv_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
-                   "qdq_passthrough", "constant_folding", "shape_folding", "noop_elimination",
+                   "qdq_passthrough", "matmul_integer_to_float_fusion", "constant_folding", "shape_folding", "noop_elimination",
                    "reshape_transpose_merging", "common_subexpression_elimination",
                    "dead_code_elimination", "layer_norm_fusion", "gelu_fusion", "attention_fusion",
                    "conv_bn_folding", "conv_add_fusion", "matmul_add_fusion", "hardswish_fusion",

@@ -209,8 +209,9 @@ TEST_F(FusedOpsNumeric, AttentionWithAndWithoutMask) {
   }
 }
 
-// The quantized elementwise ops: 8-bit results, so the fused kernel and the decomposition
-// (DequantizeLinear, Add/Mul, QuantizeLinear; Cast and Gather) must agree byte for byte.
+// The quantized ops: 8-bit results (or float32 ones computed with the same float
+// operations), so the fused kernel and the decomposition (DequantizeLinear, Add/Mul,
+// QuantizeLinear; Cast and Gather; MatMulInteger, Cast, Mul, Add) must agree byte for byte.
 class QuantizedOpsNumeric : public FusedOpsNumeric {
  protected:
   ir::ValueId random_bytes(ir::Graph& g, const std::string& name, DataType dtype,
@@ -257,10 +258,11 @@ class QuantizedOpsNumeric : public FusedOpsNumeric {
     ASSERT_NE(want, nullptr);
     ASSERT_EQ(got->dims(), want->dims());
     ASSERT_EQ(got->dtype(), want->dtype());
+    ASSERT_EQ(got->size_bytes(), want->size_bytes());
     const auto* a = got->as<uint8_t>();
     const auto* b = want->as<uint8_t>();
-    for (int64_t i = 0; i < want->element_count(); ++i)
-      ASSERT_EQ(a[i], b[i]) << g.node(0).op_type << " element " << i;
+    for (size_t i = 0; i < want->size_bytes(); ++i)
+      ASSERT_EQ(a[i], b[i]) << g.node(0).op_type << " byte " << i;
   }
 };
 
@@ -290,6 +292,24 @@ TEST_F(QuantizedOpsNumeric, QLinearLookupOfBothTypes) {
     std::vector<ir::ValueId> in = {random_bytes(g, "x", t, {4, 65}),
                                    random_bytes(g, "table", DataType::kUInt8, {256})};
     add_quantized(g, "QLinearLookup", in, DataType::kUInt8);
+    expect_identical_to_decomposition(g);
+  }
+}
+
+TEST_F(QuantizedOpsNumeric, MatMulIntegerToFloatOnBothPaths) {
+  // The fast path (a per-tensor a_zero_point) and the general one (per-row): float results
+  // identical to MatMulInteger, Cast, Mul(a_scale, b_scale), Mul and Add run one by one.
+  for (bool per_row : {false, true}) {
+    ir::Graph g;
+    std::vector<ir::ValueId> in = {random_bytes(g, "a", DataType::kUInt8, {2, 5, 7}),
+                                   random_bytes(g, "b", DataType::kInt8, {7, 3}),
+                                   scalar(g, "as", DataType::kFloat32, 0.0213),
+                                   random_constant(g, "bs", {3}, 0.001, 0.01),
+                                   per_row ? random_bytes(g, "az", DataType::kUInt8, {5})
+                                           : scalar(g, "az", DataType::kUInt8, 131),
+                                   random_bytes(g, "bz", DataType::kInt8, {3}),
+                                   random_constant(g, "bias", {3}, -2, 2)};
+    add_quantized(g, "MatMulIntegerToFloat", in, DataType::kFloat32);
     expect_identical_to_decomposition(g);
   }
 }

@@ -56,6 +56,26 @@ class FlopCountTest(unittest.TestCase):
         self.assertEqual(per_op, {"Conv": 2 * (6912 + 576), "Gemm": 2 * 640, "MatMul": 2 * 720})
         self.assertEqual(total, 17696)
 
+    def test_integer_forms_count_like_their_float_ops(self):
+        # MatMulInteger [2, 3] x [3, 4]: 2 * 4 outputs of 3 products; QLinearConv with a
+        # [5, 2, 3, 3] weight over a [1, 2, 6, 6] input, pads 1: 5 * 36 outputs of 18.
+        i8 = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.INT8, dims)
+        u8 = lambda name, dims: helper.make_tensor_value_info(name, TensorProto.UINT8, dims)
+        scalar = lambda name, value, t=TensorProto.FLOAT: helper.make_tensor(name, t, [], [value])
+        nodes = [helper.make_node("MatMulInteger", ["a", "b"], ["mm"]),
+                 helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["y"],
+                                  pads=[1, 1, 1, 1])]
+        graph = helper.make_graph(
+            nodes, "g", [u8("a", [2, 3]), i8("b", [3, 4]), u8("x", [1, 2, 6, 6])],
+            [helper.make_tensor_value_info("mm", TensorProto.INT32, None), u8("y", None)],
+            [scalar("xs", 0.5), scalar("xz", 0, TensorProto.UINT8),
+             helper.make_tensor("w", TensorProto.INT8, [5, 2, 3, 3], [1] * 90), scalar("ws", 0.5),
+             scalar("wz", 0, TensorProto.INT8), scalar("ys", 0.5), scalar("yz", 0, TensorProto.UINT8)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        total, per_op = flops.model_flops(model)
+        self.assertEqual(per_op, {"MatMulInteger": 2 * 24, "QLinearConv": 2 * 5 * 36 * 18})
+        self.assertEqual(total, 2 * 24 + 2 * 3240)
+
     def test_gemm_trans_a_takes_k_from_the_rows(self):
         # A is stored [7,3] and used transposed: (3x7) x (7x5) = [3,5], 15 outputs x 7 = 105 MACs.
         model = make_model([helper.make_node("Gemm", ["a", "b"], ["y"], transA=1)], [vi("a", [7, 3])],

@@ -271,9 +271,12 @@ class QLinearMatMulKernel final : public Kernel {
     }
     CPU_ASSIGN_OR_RETURN(IntProduct p,
                          int_product(ctx, A, B, ctx.input(2), ctx.input(5), "a", "b"));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> as, scales(*ctx.input(1), p.a_dims, -2, "a_scale", ScaleUse::kFactor));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> bs, scales(*ctx.input(4), p.b_dims, -1, "b_scale", ScaleUse::kFactor));
-    CPU_ASSIGN_OR_RETURN(std::vector<float> ys, scales(*ctx.input(6), p.a_dims, -2, "y_scale", ScaleUse::kDivisor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> as,
+                         scales(*ctx.input(1), p.a_dims, -2, "a_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> bs,
+                         scales(*ctx.input(4), p.b_dims, -1, "b_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> ys,
+                         scales(*ctx.input(6), p.a_dims, -2, "y_scale", ScaleUse::kDivisor));
     CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz_raw, read_ints(YZ, "y_zero_point"));
     CPU_ASSIGN_OR_RETURN(std::vector<int32_t> yz,
                          expand_matrix_param(yz_raw, YZ.dims, p.a_dims, -2, "y_zero_point"));
@@ -310,6 +313,89 @@ class QLinearMatMulKernel final : public Kernel {
   }
 };
 
+// ai.infer.MatMulIntegerToFloat (sdk/FUSED_OPS.md): Y = float(MatMulInteger(A, B, a_zp,
+// b_zp)) * (a_scale * b_scale) [+ bias], on qgemm's float output stage (the same float
+// operations as the Cast, Mul and Add it replaces) when the product takes the fast path.
+class MatMulIntegerToFloatKernel final : public Kernel {
+ public:
+  explicit MatMulIntegerToFloatKernel(const infer_node_view& node) {
+    packed_.prepack(node_input(node, 1));
+  }
+
+  Status run(KernelContext& ctx) const override {
+    const Tensor* A = ctx.input(0);
+    const Tensor* B = ctx.input(1);
+    const Tensor* AS = ctx.input(2);
+    const Tensor* BS = ctx.input(3);
+    const Tensor* bias = ctx.input(6);
+    if (A == nullptr || B == nullptr || AS == nullptr || BS == nullptr)
+      return invalid("A, B, a_scale and b_scale are required");
+    if (AS->numel() != 1)
+      return invalid("a_scale has shape ", dims_str(AS->dims), ", expected one element");
+    CPU_ASSIGN_OR_RETURN(std::vector<float> as, read_scales(*AS, "a_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(std::vector<float> bs, read_scales(*BS, "b_scale", ScaleUse::kFactor));
+    CPU_ASSIGN_OR_RETURN(IntProductView v, product(ctx, *A, *B));
+    const int64_t N = v.N;
+    if (bs.size() != 1 && !(BS->rank() == 1 && BS->dims[0] == N))
+      return invalid("b_scale has shape ", dims_str(BS->dims), ", expected one element or [", N,
+                     "]");
+    std::vector<float> scale(static_cast<size_t>(N)), fbias;
+    for (int64_t n = 0; n < N; ++n)  // the Mul(a_scale, b_scale) it replaces
+      scale[static_cast<size_t>(n)] = as[0] * bs[bs.size() == 1 ? 0 : static_cast<size_t>(n)];
+    if (bias != nullptr) {
+      if (bias->dtype != INFER_DTYPE_FLOAT32 || bias->rank() != 1 || bias->dims[0] != N)
+        return invalid("bias is ", dtype_name(bias->dtype), dims_str(bias->dims),
+                       ", expected float32[", N, "]");
+      fbias.assign(bias->as<float>(), bias->as<float>() + N);
+    }
+    CPU_ASSIGN_OR_RETURN(Tensor * Y, ctx.allocate_output(0, INFER_DTYPE_FLOAT32, v.out_dims));
+    if (Y->numel() == 0) return Status::ok();
+    if (v.fast) {
+      simd::QGemmOutput out;
+      out.kind = simd::QGemmOutput::Kind::kFloat;
+      out.c = Y->data;
+      out.scale = scale.data();
+      out.fbias = fbias.empty() ? nullptr : fbias.data();
+      run_fast(ctx, v.f, *B, packed_, out);
+      return Status::ok();
+    }
+    float* y = Y->mut<float>();
+    const uint32_t* acc = v.p.acc.data();
+    for (size_t i = 0; i < v.p.acc.size(); ++i) {
+      const size_t n = i % static_cast<size_t>(N);
+      float r = static_cast<float>(static_cast<int32_t>(acc[i])) * scale[n];
+      if (!fbias.empty()) r = r + fbias[n];
+      y[i] = r;
+    }
+    return Status::ok();
+  }
+
+ private:
+  // The integer product on the fast path (f) or the general one (p).
+  struct IntProductView {
+    bool fast = false;
+    FastProduct f;
+    IntProduct p;
+    Dims out_dims;
+    int64_t N = 0;
+  };
+  static Result<IntProductView> product(KernelContext& ctx, const Tensor& A, const Tensor& B) {
+    IntProductView v;
+    CPU_ASSIGN_OR_RETURN(v.fast, fast_product(A, B, ctx.input(4), ctx.input(5), &v.f));
+    if (v.fast) {
+      v.out_dims = v.f.out_dims;
+      v.N = v.f.N;
+      return v;
+    }
+    CPU_ASSIGN_OR_RETURN(v.p, int_product(ctx, A, B, ctx.input(4), ctx.input(5), "A", "B"));
+    v.out_dims = v.p.out_dims;
+    v.N = v.p.N;
+    return v;
+  }
+
+  PackedB packed_;
+};
+
 }  // namespace
 
 Status quant_matmul_integer_check(const infer_node_view& node) {
@@ -335,6 +421,20 @@ Status quant_qlinear_matmul_check(const infer_node_view& node) {
 
 Result<KernelPtr> quant_qlinear_matmul_create(const KernelInit& init) {
   return KernelPtr(new QLinearMatMulKernel(*init.node));
+}
+
+Status quant_matmul_integer_to_float_check(const infer_node_view& node) {
+  CPU_RETURN_IF_ERROR(check_input_count(node, 4, 7));
+  CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, 1), k8Bit, "B"));
+  for (size_t i : {2, 3})
+    CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, i), kScale, "the scales"));
+  for (size_t i : {4, 5})
+    CPU_RETURN_IF_ERROR(check_dtype(node, node_input(node, i), k8Bit, "the zero points"));
+  return check_dtype(node, node_input(node, 6), dtypes::kF32, "bias");
+}
+
+Result<KernelPtr> quant_matmul_integer_to_float_create(const KernelInit& init) {
+  return KernelPtr(new MatMulIntegerToFloatKernel(*init.node));
 }
 
 }  // namespace infer::cpu::kernels
