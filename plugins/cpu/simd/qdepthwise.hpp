@@ -11,6 +11,7 @@
 // kernel size, stride, dilation and padding of a 2-D window.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -32,26 +33,30 @@ struct QDepthwiseOutput {
   int32_t out_zero = 0;
 };
 
-// The phase planes of a plane (qdepthwise_impl.hpp): Hq x Wq bytes each (with slack
-// for the dropped columns), over an output domain of OH x Wq.
+// The phase planes of a plane (qdepthwise_impl.hpp): Hq x Wq floats each (with slack for
+// the dropped columns and the last chunk), over an output domain of OH x Wq rounded up to
+// whole chunks.
 struct PhaseLayout {
-  int64_t Hq = 0, Wq = 0, domain = 0, phase_bytes = 0;
+  static constexpr int64_t kChunk = 64;
+  int64_t Hq = 0, Wq = 0, domain = 0, padded = 0, phase_floats = 0;
 };
 inline PhaseLayout phase_layout(const QDepthwiseShape& s) {
   PhaseLayout l;
   l.Hq = s.OH + (s.KH - 1) * s.dh / s.sh;
   l.Wq = s.OW + (s.KW - 1) * s.dw / s.sw;
   l.domain = s.OH * l.Wq;
-  l.phase_bytes = (l.Hq + 1) * l.Wq + 64;
+  l.padded = (l.domain + PhaseLayout::kChunk - 1) / PhaseLayout::kChunk * PhaseLayout::kChunk;
+  l.phase_floats = (l.Hq + 1) * l.Wq + PhaseLayout::kChunk;
   return l;
 }
 
-// The int32 scratch one plane needs: the accumulators, the phase planes and the narrowed
-// output rows.
+// The 4-byte scratch one plane needs: the accumulators, the phase planes and the narrowed
+// output.
 inline size_t qdepthwise_scratch_ints(const QDepthwiseShape& s) {
   const PhaseLayout l = phase_layout(s);
-  const int64_t bytes = l.phase_bytes * s.sh * s.sw + l.domain;
-  return static_cast<size_t>(l.domain + (bytes + 3) / 4);
+  // The narrowed output's space doubles as the widened row of stride 2 (2 Wq + 32 floats).
+  const int64_t narrow = std::max((l.padded + 3) / 4, 2 * l.Wq + 32);
+  return static_cast<size_t>(l.padded + l.phase_floats * s.sh * s.sw + narrow);
 }
 
 // One plane: x (H x W, uint8, zero point x_zero in [0, 255]), w (KH x KW values already
