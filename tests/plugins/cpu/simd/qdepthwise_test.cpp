@@ -98,6 +98,30 @@ TEST_P(QDepthwiseTest, MatchesTheDefinition) {
   }
 }
 
+// A 17x17 kernel (289 taps: more than one group of exact float sums) at the extremes of
+// the terms: x - x_zero = -255 and w = 255 everywhere, so a single float sum of all taps
+// would pass 2^24 and round.
+TEST_P(QDepthwiseTest, ExtremeTermsOverMoreThanOneGroupStayExact) {
+  const QDepthwiseShape s = shape(20, 21, 17, 1, 1, 8, 8, 8, 8);
+  const std::vector<uint8_t> x(static_cast<size_t>(s.H * s.W), 0);
+  const std::vector<int32_t> w(static_cast<size_t>(s.KH * s.KW), 255);
+  std::vector<int32_t> scratch(qdepthwise_scratch_ints(s));
+  QDepthwiseOutput out;
+  out.kind = QDepthwiseOutput::Kind::kInt32;
+  std::vector<int32_t> y(static_cast<size_t>(s.OH * s.OW));
+  qdepthwise_plane(GetParam(), s, x.data(), 255, w.data(), out, y.data(), scratch.data());
+  for (int64_t oh = 0; oh < s.OH; ++oh)
+    for (int64_t ow = 0; ow < s.OW; ++ow) {
+      // Taps inside the image: rows and columns of the window that are not padding.
+      const int64_t rows =
+          std::min(s.H, oh - s.pad_top + s.KH) - std::max<int64_t>(0, oh - s.pad_top);
+      const int64_t cols =
+          std::min(s.W, ow - s.pad_left + s.KW) - std::max<int64_t>(0, ow - s.pad_left);
+      ASSERT_EQ(y[static_cast<size_t>(oh * s.OW + ow)], -255 * 255 * rows * cols)
+          << oh << "," << ow;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, QDepthwiseTest, ::testing::ValuesIn(test_isas()), isa_param_name);
 
 }  // namespace
