@@ -358,6 +358,35 @@ TEST_F(CpuQuantGemm, ConvShapes) {
     e.xt = kI8;
     cases.push_back(e);
   }
+  {  // strided, read in place from phase planes: ResNet's 7x7 stride-2 stem, a 1x1
+     // stride-2 downsample, a dilated 3x3 with stride 2 and asymmetric pads
+    ConvCase c;
+    c.c = 3;
+    c.m = 9;
+    c.in = {30, 60};
+    c.k = {7, 7};
+    c.stride = {2, 2};
+    c.pads = {3, 3, 3, 3};
+    cases.push_back(c);
+    ConvCase d;
+    d.c = 6;
+    d.m = 10;
+    d.in = {28, 28};
+    d.k = {1, 1};
+    d.stride = {2, 2};
+    d.pads = {0, 0, 0, 0};
+    d.per_channel_wz = true;
+    cases.push_back(d);
+    ConvCase e;
+    e.c = 4;
+    e.m = 7;
+    e.in = {21, 40};
+    e.stride = {2, 2};
+    e.dil = {2, 1};
+    e.pads = {2, 1, 1, 0};
+    e.xt = kI8;
+    cases.push_back(e);
+  }
   {  // K = 4104 unrolled rows: the image is unrolled in several column blocks
     ConvCase c;
     c.c = 456;

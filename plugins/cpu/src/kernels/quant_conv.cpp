@@ -126,16 +126,21 @@ Result<std::vector<V>> per_channel(const std::vector<V>& vals, const Tensor& t, 
                  "] (one per output channel)");
 }
 
-// A stride-1 2-D convolution computed over its zero-padded input plane of Hp x Wp: output
-// position p = oh * Wp + ow (ow < Wp) reads tap (kh, kw) of channel c at
-// c * Hp * Wp + kh * dh * Wp + kw * dw + p, so row (c, kh, kw) of the im2col matrix is the
-// padded image itself, shifted by that offset, and qgemm_rows reads it in place. The
-// columns ow >= OW wrap into the next row and are computed only to be dropped; the
-// kernel takes this path when they are at most an eighth of the work.
+// A 2-D convolution computed in place over phase planes of its zero-padded input: for
+// strides sh x sw, phase (r, c) of a channel holds the padded input's rows r, r + sh, ...
+// and columns c, c + sw, ... (Hq x Wq; one phase, the padded plane itself, at stride 1).
+// Tap (kh, kw) of output (oh, ow) is element (oh + kh dh / sh) Wq + ow + kw dw / sw of
+// phase ((kh dh) % sh, (kw dw) % sw): a fixed offset from p = oh Wq + ow. So row
+// (c, kh, kw) of the im2col matrix is a phase plane shifted by that offset, and
+// qgemm_rows reads it in place over the columns p < OH Wq. The columns ow >= OW wrap
+// into the next row and are computed only to be dropped; the kernel takes this path when
+// they are at most an eighth of the work.
 struct PaddedPlane {
-  int64_t H = 0, W = 0, Hp = 0, Wp = 0, OH = 0, OW = 0;
+  int64_t H = 0, W = 0, OH = 0, OW = 0, Hq = 0, Wq = 0;
   int64_t pad_top = 0, pad_left = 0;
-  int64_t KH = 1, KW = 1, dh = 1, dw = 1;
+  int64_t KH = 1, KW = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t phase_bytes() const { return Hq * Wq; }
+  int64_t channel_bytes() const { return sh * sw * phase_bytes(); }
 };
 
 std::optional<PaddedPlane> padded_plane(const Window& w) {
@@ -143,54 +148,70 @@ std::optional<PaddedPlane> padded_plane(const Window& w) {
   PaddedPlane p;
   p.H = w.in[0], p.W = w.in[1];
   p.KH = w.kernel[0], p.KW = w.kernel[1];
+  p.sh = w.stride[0], p.sw = w.stride[1];
   p.dh = w.dilation[0], p.dw = w.dilation[1];
   p.pad_top = w.pad_begin[0], p.pad_left = w.pad_begin[1];
-  p.Hp = p.H + w.pad_begin[0] + w.pad_end[0];
-  p.Wp = p.W + w.pad_begin[1] + w.pad_end[1];
   p.OH = w.out[0], p.OW = w.out[1];
-  if (w.stride[0] != 1 || w.stride[1] != 1 || p.KH * p.KW == 1) return std::nullopt;
-  if (p.OH != p.Hp - (p.KH - 1) * p.dh || p.OW != p.Wp - (p.KW - 1) * p.dw || p.OH <= 0 ||
-      p.OW <= 0)
+  // Read in place already (1x1 stride 1), or phases too many to pay off.
+  if (p.KH * p.KW * p.sh * p.sw == 1 || p.sh * p.sw > 4 || p.OH <= 0 || p.OW <= 0)
     return std::nullopt;
-  if ((p.Wp - p.OW) * 8 > p.Wp) return std::nullopt;  // too many dropped columns
+  p.Hq = p.OH + (p.KH - 1) * p.dh / p.sh;
+  p.Wq = p.OW + (p.KW - 1) * p.dw / p.sw;
+  if ((p.Wq - p.OW) * 8 > p.Wq) return std::nullopt;  // too many dropped columns
   return p;
 }
 
-// One image and group of a convolution on a PaddedPlane: pads the Cg input planes with
-// the zero point, runs qgemm_rows over the Mg x OH * Wp output and keeps the OW valid
-// columns of each row in y (Mg planes of OH x OW elements of `elem` bytes).
+// One image and group of a convolution on a PaddedPlane: builds the Cg channels' phase
+// planes (the zero point in the padding), runs qgemm_rows over the Mg x OH * Wq output
+// and keeps the OW valid columns of each row in y (Mg planes of OH x OW elements of
+// `elem` bytes).
 void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd::Isa isa,
                    const PaddedPlane& p, const uint8_t* x, int64_t Cg, int64_t Mg, int64_t kprod,
                    const QWeights& w, const int32_t* a_zero, int32_t x_zero, simd::QGemmOutput out,
                    size_t elem, uint8_t* y) {
-  const int64_t plane = p.Hp * p.Wp;
-  const int64_t slack = (p.KW - 1) * p.dw + 64;  // the dropped columns of the last row
-  std::unique_ptr<uint8_t[]> xp(new uint8_t[static_cast<size_t>(Cg * plane + slack)]);
+  const int64_t channel = p.channel_bytes();
+  const int64_t slack = p.Wq + 64;  // the dropped columns of the last rows
+  std::unique_ptr<uint8_t[]> xp(new uint8_t[static_cast<size_t>(Cg * channel + slack)]);
   const uint8_t pad = static_cast<uint8_t>(x_zero);
-  std::memset(xp.get() + Cg * plane, pad, static_cast<size_t>(slack));
+  std::memset(xp.get() + Cg * channel, pad, static_cast<size_t>(slack));
   ctx.parallel_for(
-      static_cast<size_t>(Cg), grain_for(static_cast<size_t>(plane)), [&](size_t c0, size_t c1) {
-        for (size_t c = c0; c < c1; ++c) {
-          uint8_t* d = xp.get() + static_cast<int64_t>(c) * plane;
-          const uint8_t* s = x + static_cast<int64_t>(c) * p.H * p.W;
-          std::memset(d, pad, static_cast<size_t>(p.pad_top * p.Wp));
-          for (int64_t h = 0; h < p.H; ++h) {
-            uint8_t* row = d + (p.pad_top + h) * p.Wp;
-            std::memset(row, pad, static_cast<size_t>(p.pad_left));
-            std::memcpy(row + p.pad_left, s + h * p.W, static_cast<size_t>(p.W));
-            std::memset(row + p.pad_left + p.W, pad, static_cast<size_t>(p.Wp - p.pad_left - p.W));
-          }
-          const int64_t below = p.Hp - p.pad_top - p.H;
-          std::memset(d + (p.pad_top + p.H) * p.Wp, pad, static_cast<size_t>(below * p.Wp));
+      static_cast<size_t>(Cg), grain_for(static_cast<size_t>(channel)), [&](size_t c0, size_t c1) {
+        for (size_t ci = c0; ci < c1; ++ci) {
+          const uint8_t* src = x + static_cast<int64_t>(ci) * p.H * p.W;
+          uint8_t* dst = xp.get() + static_cast<int64_t>(ci) * channel;
+          std::memset(dst, pad, static_cast<size_t>(channel));
+          for (int64_t r = 0; r < p.sh; ++r)
+            for (int64_t c = 0; c < p.sw; ++c) {
+              uint8_t* ph = dst + (r * p.sw + c) * p.phase_bytes();
+              // Columns j with iw = c + sw j - pad_left inside [0, W).
+              const int64_t first = c - p.pad_left;
+              const int64_t j0 = first >= 0 ? 0 : (-first + p.sw - 1) / p.sw;
+              const int64_t j1 =
+                  std::min(p.Wq, p.W - first <= 0 ? 0 : (p.W - first + p.sw - 1) / p.sw);
+              if (j1 <= j0) continue;
+              for (int64_t i = 0; i < p.Hq; ++i) {
+                const int64_t ih = r + p.sh * i - p.pad_top;
+                if (ih < 0 || ih >= p.H) continue;
+                const uint8_t* from = src + ih * p.W + first + p.sw * j0;
+                uint8_t* to = ph + i * p.Wq + j0;
+                if (p.sw == 1)
+                  std::memcpy(to, from, static_cast<size_t>(j1 - j0));
+                else
+                  for (int64_t j = 0; j < j1 - j0; ++j) to[j] = from[p.sw * j];
+              }
+            }
         }
       });
   const int64_t rows = Cg * kprod;
   std::vector<int64_t> row_off(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t c = r / kprod, kr = r % kprod;
-    row_off[static_cast<size_t>(r)] = c * plane + kr / p.KW * p.dh * p.Wp + kr % p.KW * p.dw;
+    const int64_t rh = kr / p.KW * p.dh, rw = kr % p.KW * p.dw;
+    row_off[static_cast<size_t>(r)] = c * channel +
+                                      ((rh % p.sh) * p.sw + rw % p.sw) * p.phase_bytes() +
+                                      rh / p.sh * p.Wq + rw / p.sw;
   }
-  const int64_t cols = p.OH * p.Wp;
+  const int64_t cols = p.OH * p.Wq;
   std::unique_ptr<uint8_t[]> full(new uint8_t[static_cast<size_t>(Mg * cols) * elem]);
   out.c = full.get();
   out.rs = cols;
@@ -204,7 +225,7 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
                        for (int64_t oh = 0; oh < p.OH; ++oh)
                          std::memcpy(y + ((static_cast<int64_t>(m) * p.OH + oh) * p.OW) *
                                              static_cast<int64_t>(elem),
-                                     full.get() + ((static_cast<int64_t>(m) * cols + oh * p.Wp) *
+                                     full.get() + ((static_cast<int64_t>(m) * cols + oh * p.Wq) *
                                                    static_cast<int64_t>(elem)),
                                      row_bytes);
                    });
