@@ -114,7 +114,8 @@ struct QKernels {
   // The packed B holds B - b_shift (sdot multiplies signed bytes only): the driver adds
   // b_shift * rowsumA back through the per-row term. The column sums are those of B.
   int32_t b_shift = 0;
-  // Optional (nullptr: pack_b_rows_generic): packing from a row offset table (qgemm_rows).
+  // Packing from a row offset table (qgemm_rows). nullptr: pack_b_rows_generic, the
+  // portable packer of B itself, so a variant with a b_shift must set its own.
   QPackBRowsFn pack_b_rows = nullptr;
 };
 

@@ -132,10 +132,8 @@ constexpr auto kDotTiles = dot_table(std::make_integer_sequence<int, kMr>());
 
 void tile_dot_any(const QTileJob& t) { kDotTiles[t.rows - 1][(t.cols + 3) / 4 - 1](t); }
 
-// The portable packer (column sums of B itself), then B - 128 as int8.
-void pack_b(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int nr, uint8_t* dst,
-            int32_t* col_sum) {
-  pack_b_generic(b, rs, cs, K, cols, nr, dst, col_sum);
+// A packed panel's bytes as B - 128 (int8), for sdot.
+void flip_panel(int64_t K, int nr, uint8_t* dst) {
   const int64_t bytes = (K + 3) / 4 * 4 * nr;
   const uint8x16_t flip = vdupq_n_u8(0x80);
   int64_t i = 0;
@@ -143,11 +141,27 @@ void pack_b(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int n
   for (; i < bytes; ++i) dst[i] ^= 0x80;
 }
 
+// The portable packers (column sums of B itself), then B - 128 as int8.
+void pack_b(const uint8_t* b, int64_t rs, int64_t cs, int64_t K, int cols, int nr, uint8_t* dst,
+            int32_t* col_sum) {
+  pack_b_generic(b, rs, cs, K, cols, nr, dst, col_sum);
+  flip_panel(K, nr, dst);
+}
+void pack_b_rows(const uint8_t* b, const int64_t* row_off, int64_t K, int cols, int nr,
+                 uint8_t* dst, int32_t* col_sum) {
+  pack_b_rows_generic(b, row_off, K, cols, nr, dst, col_sum);
+  flip_panel(K, nr, dst);
+}
+
 }  // namespace
 
 const QKernels& qkernels_neon_dot() {
-  static const QKernels k{
-      Variant::kNeonDot, "neon-dotprod", kMr, kNr, tile_dot_any, pack_b, nullptr, 0, 0, 128};
+  static const QKernels k = [] {
+    QKernels q{
+        Variant::kNeonDot, "neon-dotprod", kMr, kNr, tile_dot_any, pack_b, nullptr, 0, 0, 128};
+    q.pack_b_rows = pack_b_rows;
+    return q;
+  }();
   return k;
 }
 
