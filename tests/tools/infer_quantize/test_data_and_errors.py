@@ -129,6 +129,21 @@ def test_model_not_float(run_tool, tmp_path):
     one_line_error(run_tool(path, tmp_path / "o.onnx"), "int.onnx", "not a float32 model")
 
 
+def test_generated_inputs_out_of_the_models_range_say_so(run_tool, tmp_path):
+    # Token ids into an embedding of 2 rows: the generated integers (in [0, 10)) are out
+    # of range, and the error says that they were generated and how to give real ones.
+    table = np.arange(6, dtype=np.float32).reshape(2, 3)
+    w = np.ones((3, 3), np.float32)
+    path = save_model(tmp_path / "emb.onnx",
+                      [helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
+                       helper.make_node("MatMul", ["e", "w"], ["y"])],
+                      [value("ids", TensorProto.INT64, [1, 4])], [value("y", FLOAT, [1, 4, 3])],
+                      [init("table", table), init("w", w)])
+    one_line_error(run_tool(path, tmp_path / "o.onnx", "--mode", "dynamic"),
+                   "generated sample", "out of range",
+                   "on generated inputs: give real ones with --calibration or --eval")
+
+
 def test_model_already_quantized(run_tool, digits, tmp_path, digits_int8):
     one_line_error(run_tool(digits_int8[0], tmp_path / "o.onnx"), "already quantized", "QuantizeLinear")
 

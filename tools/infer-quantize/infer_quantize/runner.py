@@ -20,6 +20,14 @@ def _first_line(text):
     return lines[-1] if lines else "(no message)"
 
 
+def _generated_hint(label):
+    """A hint for a failure on generated inputs (integers in [0, 10) may be out of range
+    for the model, e.g. token-type ids of an embedding of two rows)."""
+    if label.startswith("generated sample"):
+        return " (on generated inputs: give real ones with --calibration or --eval)"
+    return ""
+
+
 class ModuleRunner:
     """Runs models through infer.Session."""
 
@@ -45,7 +53,7 @@ class ModuleRunner:
                 return session.run(feeds)
             except Exception as error:
                 raise QuantizeError(f"infer failed running {what} on {label or 'an input'}: "
-                                    f"{_first_line(error)}") from None
+                                    f"{_first_line(error)}{_generated_hint(label)}") from None
         return run
 
 
@@ -72,7 +80,8 @@ class InferRunRunner:
                 proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 if proc.returncode != 0:
                     raise QuantizeError(f"{self.infer_run} failed running {what} on {label or 'an input'} "
-                                        f"(exit {proc.returncode}): {_first_line(proc.stderr)}")
+                                        f"(exit {proc.returncode}): {_first_line(proc.stderr)}"
+                                        f"{_generated_hint(label)}")
                 out_dir = os.path.join(tmp, "out")
                 with open(os.path.join(out_dir, "outputs.json")) as f:
                     files = json.load(f)
