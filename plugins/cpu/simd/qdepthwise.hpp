@@ -33,6 +33,22 @@ struct QDepthwiseOutput {
   int32_t out_zero = 0;
 };
 
+// Phase planes (here and in the cpu plugin's in-place convolution): column phase c of an
+// input row padded by pad_left holds input columns iw = c + stride * j - pad_left. The
+// range [j0, j1) of j < Wq whose iw is inside [0, W), the rest being padding.
+struct PhaseColumns {
+  int64_t first = 0;  // iw of j = 0
+  int64_t j0 = 0, j1 = 0;
+};
+inline PhaseColumns phase_columns(int64_t c, int64_t pad_left, int64_t stride, int64_t W,
+                                  int64_t Wq) {
+  PhaseColumns p;
+  p.first = c - pad_left;
+  p.j0 = p.first >= 0 ? 0 : (-p.first + stride - 1) / stride;
+  p.j1 = std::min(Wq, W - p.first <= 0 ? 0 : (W - p.first + stride - 1) / stride);
+  return p;
+}
+
 // The phase planes of a plane (qdepthwise_impl.hpp): Hq x Wq floats each (with slack for
 // the dropped columns and the last chunk), over an output domain of OH x Wq rounded up to
 // whole chunks.

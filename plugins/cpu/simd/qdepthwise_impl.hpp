@@ -164,10 +164,8 @@ inline void run_plane(const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero
     for (int64_t r = 0; r < s.sh; ++r)
       for (int64_t c = 0; c < s.sw; ++c) {
         float* ph = phases + (r * s.sw + c) * l.phase_floats;
-        // Columns j with iw = c + sw * j - pad_left inside [0, W).
-        const int64_t first = c - s.pad_left;
-        const int64_t j0 = first >= 0 ? 0 : (-first + s.sw - 1) / s.sw;
-        const int64_t j1 = std::min(l.Wq, s.W - first <= 0 ? 0 : (s.W - first + s.sw - 1) / s.sw);
+        const PhaseColumns pc = phase_columns(c, s.pad_left, s.sw, s.W, l.Wq);
+        const int64_t first = pc.first, j0 = pc.j0, j1 = pc.j1;
         if (j1 <= j0) continue;
         for (int64_t i = 0; i < l.Hq; ++i) {
           const int64_t ih = r + s.sh * i - s.pad_top;

@@ -183,11 +183,8 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
           for (int64_t r = 0; r < p.sh; ++r)
             for (int64_t c = 0; c < p.sw; ++c) {
               uint8_t* ph = dst + (r * p.sw + c) * p.phase_bytes();
-              // Columns j with iw = c + sw j - pad_left inside [0, W).
-              const int64_t first = c - p.pad_left;
-              const int64_t j0 = first >= 0 ? 0 : (-first + p.sw - 1) / p.sw;
-              const int64_t j1 =
-                  std::min(p.Wq, p.W - first <= 0 ? 0 : (p.W - first + p.sw - 1) / p.sw);
+              const simd::PhaseColumns pc = simd::phase_columns(c, p.pad_left, p.sw, p.W, p.Wq);
+              const int64_t first = pc.first, j0 = pc.j0, j1 = pc.j1;
               if (j1 <= j0) continue;
               for (int64_t i = 0; i < p.Hq; ++i) {
                 const int64_t ih = r + p.sh * i - p.pad_top;
