@@ -8,6 +8,24 @@
 
 namespace infer::cpu::simd::quantize_detail {
 
+// The end of every quantizing loop below, with the same operations as Rounder: NaN
+// lanes to the zero point, the others held to [-512, 512], rounded half to even, the
+// zero point added, saturated to Q and stored (the first lanes of mask m).
+template <typename Q>
+struct QuantizeStore {
+  __m512 lim_lo = _mm512_set1_ps(-512.0f), lim_hi = _mm512_set1_ps(512.0f);
+  __m512i z, lo = _mm512_set1_epi32(std::numeric_limits<Q>::min()),
+             hi = _mm512_set1_epi32(std::numeric_limits<Q>::max());
+  explicit QuantizeStore(int32_t zp) : z(_mm512_set1_epi32(zp)) {}
+  void operator()(__m512 q, __mmask16 m, Q* y) const {
+    const __mmask16 ordered = _mm512_cmp_ps_mask(q, q, _CMP_ORD_Q);
+    const __m512 v = _mm512_maskz_mov_ps(ordered, _mm512_min_ps(_mm512_max_ps(q, lim_lo), lim_hi));
+    __m512i r = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, z), lo), hi);
+    _mm_mask_storeu_epi8(y, m, _mm512_cvtepi32_epi8(r));
+  }
+};
+
 // QuantizeLinear's loop in intrinsics (GCC's vectorization of the generic one spends most
 // of its time on the rounding's selects), with the same operations as Rounder: the
 // division, NaN to the zero point, the clamp to [-512, 512], rounding half to even, the
@@ -15,18 +33,10 @@ namespace infer::cpu::simd::quantize_detail {
 template <typename Q>
 void quantize_avx512(const float* x, size_t n, float scale, int32_t zp, Q* y) {
   const __m512 s = _mm512_set1_ps(scale);
-  const __m512 lim_lo = _mm512_set1_ps(-512.0f), lim_hi = _mm512_set1_ps(512.0f);
-  const __m512i z = _mm512_set1_epi32(zp);
-  const __m512i lo = _mm512_set1_epi32(std::numeric_limits<Q>::min());
-  const __m512i hi = _mm512_set1_epi32(std::numeric_limits<Q>::max());
+  const QuantizeStore<Q> store(zp);
   for (size_t i = 0; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
-    const __m512 q = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), s);
-    const __mmask16 ordered = _mm512_cmp_ps_mask(q, q, _CMP_ORD_Q);
-    const __m512 v = _mm512_maskz_mov_ps(ordered, _mm512_min_ps(_mm512_max_ps(q, lim_lo), lim_hi));
-    __m512i r = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, z), lo), hi);
-    _mm_mask_storeu_epi8(y + i, m, _mm512_cvtepi32_epi8(r));
+    store(_mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), s), m, y + i);
   }
 }
 
@@ -69,10 +79,7 @@ void qlinear_binary_avx512(const Q* a, QParams pa, const Q* b, QParams pb, QPara
   const __m512 sa = _mm512_set1_ps(pa.scale), sb = _mm512_set1_ps(pb.scale);
   const __m512i za = _mm512_set1_epi32(pa.zero), zb = _mm512_set1_epi32(pb.zero);
   const __m512 sc = _mm512_set1_ps(pc.scale);
-  const __m512i zc = _mm512_set1_epi32(pc.zero);
-  const __m512 lim_lo = _mm512_set1_ps(-512.0f), lim_hi = _mm512_set1_ps(512.0f);
-  const __m512i lo = _mm512_set1_epi32(std::numeric_limits<Q>::min());
-  const __m512i hi = _mm512_set1_epi32(std::numeric_limits<Q>::max());
+  const QuantizeStore<Q> store(pc.zero);
   // A broadcast operand is scaled once (the same float multiply as the lanes do).
   const __m512 fa0 =
       _mm512_set1_ps(static_cast<float>(static_cast<int32_t>(a[0]) - pa.zero) * pa.scale);
@@ -90,13 +97,7 @@ void qlinear_binary_avx512(const Q* a, QParams pa, const Q* b, QParams pb, QPara
             ? fb0
             : _mm512_mul_ps(
                   _mm512_cvtepi32_ps(_mm512_sub_epi32(QBinaryLanes<Q>::load(b + i, m), zb)), sb);
-    const __m512 q = _mm512_div_ps(kMul ? _mm512_mul_ps(fa, fb) : _mm512_add_ps(fa, fb), sc);
-    // NaN lanes become 0 (then the zero point); the others are held to [-512, 512].
-    const __mmask16 ordered = _mm512_cmp_ps_mask(q, q, _CMP_ORD_Q);
-    const __m512 v = _mm512_maskz_mov_ps(ordered, _mm512_min_ps(_mm512_max_ps(q, lim_lo), lim_hi));
-    __m512i r = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(r, zc), lo), hi);
-    _mm_mask_storeu_epi8(y + i, m, _mm512_cvtepi32_epi8(r));
+    store(_mm512_div_ps(kMul ? _mm512_mul_ps(fa, fb) : _mm512_add_ps(fa, fb), sc), m, y + i);
   }
 }
 
