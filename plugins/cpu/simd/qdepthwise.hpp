@@ -81,4 +81,34 @@ inline size_t qdepthwise_scratch_ints(const QDepthwiseShape& s) {
 void qdepthwise_plane(Isa isa, const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero,
                       const int32_t* w, const QDepthwiseOutput& out, void* y, int32_t* scratch);
 
+// Channel-blocked (AVX-512): up to 16 channels at once, one vector lane per channel,
+// for MobileNet's depthwise layers, whose planes (down to 7x7) are too small for the
+// plane loop's vectors and per-plane setup. The block's input goes channel-last into a
+// float buffer (x - x_zero, zero padding), each output pixel sums its taps as FMAs of
+// whole vectors (exact like the plane loop: at most kQDepthwiseBlockMaxTaps terms of
+// magnitude at most 255 * 255), runs qgemm's output stage with the channels' own bias and
+// scale, and the pixels go back to planes through 16 x 16 transposes. The output rows are
+// done in bands whose buffers stay in L2. Bit-identical to qdepthwise_plane.
+constexpr int64_t kQDepthwiseBlockMaxTaps = 25;
+
+struct QDepthwiseBlock {
+  const uint8_t* x = nullptr;     // channel 0 of the block: [count][H][W]
+  int count = 0;                  // channels in the block, 1..16
+  const int32_t* w = nullptr;     // [count][KH * KW], w_zero subtracted
+  const int32_t* bias = nullptr;  // [count] (not kInt32; nullptr = 0)
+  const float* scale = nullptr;   // [count] (not kInt32)
+  void* y = nullptr;              // [count][OH][OW] of the output kind
+};
+
+// Whether qdepthwise_block runs `s` on `isa` (AVX-512, at most 25 taps).
+bool qdepthwise_block_supported(Isa isa, const QDepthwiseShape& s);
+// Output rows per band, and the floats of scratch one block needs.
+int64_t qdepthwise_block_band_rows(const QDepthwiseShape& s);
+size_t qdepthwise_block_scratch_floats(const QDepthwiseShape& s);
+// Output rows [oh0, oh1) of a block (out.kind and out.out_zero apply; bias and scale come
+// from the block). scratch: qdepthwise_block_scratch_floats(s) floats, 64-byte aligned;
+// oh1 - oh0 at most qdepthwise_block_band_rows(s).
+void qdepthwise_block(Isa isa, const QDepthwiseShape& s, int32_t x_zero, const QDepthwiseOutput& out,
+                      const QDepthwiseBlock& b, int64_t oh0, int64_t oh1, float* scratch);
+
 }  // namespace infer::cpu::simd

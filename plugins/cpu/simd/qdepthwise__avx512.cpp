@@ -9,3 +9,146 @@ void plane_avx512(const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero, co
 }
 
 }  // namespace infer::cpu::simd::qdepthwise_detail
+
+// The channel-blocked kernel (qdepthwise.hpp, qdepthwise_block).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "transpose16_avx512.hpp"
+
+namespace infer::cpu::simd::qdepthwise_detail {
+namespace {
+
+inline __mmask16 lanes(int64_t n) {
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+struct BlockStage {
+  QDepthwiseOutput::Kind kind;
+  __m512i bias, oz;
+  __m512 scale, flo, fhi;
+};
+
+// P output pixels of row oh from column ow (P chains of FMAs), finished into orow (the
+// row's outputs): the exact int32 sums (kInt32) or the quantized values, 16 channels per
+// pixel.
+template <int P>
+inline void block_pixels(const QDepthwiseShape& s, const float* in, int64_t wp, int64_t row0,
+                         const __m512* wv, const BlockStage& st, int64_t oh, int64_t ow,
+                         int32_t* orow) {
+  __m512 acc[P];
+#pragma GCC unroll 8
+  for (int j = 0; j < P; ++j) acc[j] = _mm512_setzero_ps();
+  for (int64_t kh = 0; kh < s.KH; ++kh) {
+    const float* row = in + ((oh * s.sh + kh * s.dh - row0) * wp + ow * s.sw) * 16;
+    for (int64_t kw = 0; kw < s.KW; ++kw) {
+      const float* p = row + kw * s.dw * 16;
+      const __m512 w = wv[kh * s.KW + kw];
+#pragma GCC unroll 8
+      for (int j = 0; j < P; ++j)
+        acc[j] = _mm512_fmadd_ps(_mm512_load_ps(p + j * s.sw * 16), w, acc[j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < P; ++j) {
+    __m512i x = _mm512_cvtps_epi32(acc[j]);  // an integer already: exact
+    if (st.kind != QDepthwiseOutput::Kind::kInt32) {
+      // qgemm's stage: acc + bias in int32, one multiply, the clamp, round to nearest even.
+      __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(x, st.bias)), st.scale);
+      f = _mm512_min_ps(_mm512_max_ps(f, st.flo), st.fhi);
+      x = _mm512_add_epi32(_mm512_cvtps_epi32(f), st.oz);
+    }
+    _mm512_store_si512(orow + (ow + j) * 16, x);
+  }
+}
+
+}  // namespace
+
+void block16_avx512(const QDepthwiseShape& s, int32_t x_zero, const QDepthwiseOutput& out,
+                    const QDepthwiseBlock& b, int64_t oh0, int64_t oh1, float* buf) {
+  const int64_t wp = (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1;
+  // Padded rows [row0, row1) of the input: those of output rows [oh0, oh1).
+  const int64_t row0 = oh0 * s.sh, row1 = (oh1 - 1) * s.sh + (s.KH - 1) * s.dh + 1;
+  float* in = buf;
+  // The outputs of the band: pixel (oh0, 0) first.
+  int32_t* obuf = reinterpret_cast<int32_t*>(buf + (row1 - row0) * wp * 16);
+  const __m512 zero = _mm512_setzero_ps();
+  const int64_t plane = s.H * s.W, oplane = s.OH * s.OW;
+  // 1. The padded input, channel-last: buffer pixel (r, c) is input (row0 + r - pad_top,
+  // c - pad_left), as x - x_zero, and 0 in the padding.
+  std::memset(in, 0, sizeof(float) * static_cast<size_t>((row1 - row0) * wp * 16));
+  const int64_t iy0 = std::max<int64_t>(0, row0 - s.pad_top),
+                iy1 = std::min(s.H, row1 - s.pad_top);
+  const int64_t ix0 = std::max<int64_t>(0, -s.pad_left), ix1 = std::min(s.W, wp - s.pad_left);
+  const __m512i xz = _mm512_set1_epi32(x_zero);
+  const uint8_t* x = b.x;
+  __m512 r[16];
+  for (int64_t iy = iy0; iy < iy1; ++iy)
+    for (int64_t ix = ix0; ix < ix1; ix += 16) {
+      const int64_t n = std::min<int64_t>(16, ix1 - ix);
+      const __mmask16 m = lanes(n);
+#pragma GCC unroll 16
+      for (int c = 0; c < 16; ++c) {
+        if (c < b.count) {
+          const __m512i v =
+              _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, x + c * plane + iy * s.W + ix));
+          r[c] = _mm512_maskz_cvtepi32_ps(m, _mm512_sub_epi32(v, xz));
+        } else {
+          r[c] = zero;
+        }
+      }
+      transpose16(r);
+      float* dst = in + ((iy + s.pad_top - row0) * wp + ix + s.pad_left) * 16;
+      // (Unrolled: as a loop, GCC made it a memcpy of the spilled registers.)
+#pragma GCC unroll 16
+      for (int p = 0; p < 16; ++p)
+        if (p < n) _mm512_store_ps(dst + p * 16, r[p]);
+    }
+  // 2. Every output pixel of the band, the weights as vectors of the block's channels.
+  const int64_t taps = s.KH * s.KW;
+  __m512 wv[kQDepthwiseBlockMaxTaps];
+  for (int64_t t = 0; t < taps; ++t) {
+    alignas(64) float col[16] = {};
+    for (int c = 0; c < b.count; ++c) col[c] = static_cast<float>(b.w[c * taps + t]);
+    wv[t] = _mm512_load_ps(col);
+  }
+  BlockStage st;
+  st.kind = out.kind;
+  const int32_t lo = out.kind == QDepthwiseOutput::Kind::kUint8 ? 0 : -128;
+  const int32_t hi = out.kind == QDepthwiseOutput::Kind::kUint8 ? 255 : 127;
+  st.flo = _mm512_set1_ps(static_cast<float>(lo - out.out_zero));
+  st.fhi = _mm512_set1_ps(static_cast<float>(hi - out.out_zero));
+  st.oz = _mm512_set1_epi32(out.out_zero);
+  const __mmask16 live = lanes(b.count);
+  st.bias = b.bias != nullptr ? _mm512_maskz_loadu_epi32(live, b.bias) : _mm512_setzero_si512();
+  st.scale = b.scale != nullptr ? _mm512_maskz_loadu_ps(live, b.scale) : zero;
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    int32_t* orow = obuf + (oh - oh0) * s.OW * 16;
+    int64_t ow = 0;
+    for (; ow + 8 <= s.OW; ow += 8) block_pixels<8>(s, in, wp, row0, wv, st, oh, ow, orow);
+    for (; ow + 4 <= s.OW; ow += 4) block_pixels<4>(s, in, wp, row0, wv, st, oh, ow, orow);
+    for (; ow < s.OW; ++ow) block_pixels<1>(s, in, wp, row0, wv, st, oh, ow, orow);
+  }
+  // 3. Back to planes, 16 pixels at a time.
+  const int64_t first = oh0 * s.OW, count = (oh1 - oh0) * s.OW;
+  for (int64_t q0 = 0; q0 < count; q0 += 16) {
+    const int64_t n = std::min<int64_t>(16, count - q0), p0 = first + q0;
+    const __mmask16 m = lanes(n);
+#pragma GCC unroll 16
+    for (int p = 0; p < 16; ++p)
+      r[p] = p < n ? _mm512_load_ps(reinterpret_cast<const float*>(obuf + (q0 + p) * 16)) : zero;
+    transpose16(r);
+    for (int c = 0; c < b.count; ++c) {
+      const __m512i v = _mm512_castps_si512(r[c]);
+      if (out.kind == QDepthwiseOutput::Kind::kInt32)
+        _mm512_mask_storeu_epi32(static_cast<int32_t*>(b.y) + c * oplane + p0, m, v);
+      else  // in the output type's range already: the low byte is the value
+        _mm_mask_storeu_epi8(static_cast<uint8_t*>(b.y) + c * oplane + p0, m,
+                             _mm512_cvtepi32_epi8(v));
+    }
+  }
+}
+
+}  // namespace infer::cpu::simd::qdepthwise_detail

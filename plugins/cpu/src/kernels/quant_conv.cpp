@@ -20,6 +20,7 @@
 #include "quant_common.hpp"
 #include "simd/qdepthwise.hpp"
 #include "simd/qgemm.hpp"
+#include "simd/scratch.hpp"
 #include "spatial.hpp"
 
 namespace infer::cpu::kernels {
@@ -141,6 +142,13 @@ struct PaddedPlane {
   int64_t KH = 1, KW = 1, sh = 1, sw = 1, dh = 1, dw = 1;
   int64_t phase_bytes() const { return Hq * Wq; }
   int64_t channel_bytes() const { return sh * sw * phase_bytes(); }
+  // Whether some tap reads phase (r, c): a 1x1 kernel at stride 2 reads only (0, 0).
+  bool phase_read(int64_t r, int64_t c) const {
+    bool row = false, col = false;
+    for (int64_t kh = 0; kh < KH && !row; ++kh) row = kh * dh % sh == r;
+    for (int64_t kw = 0; kw < KW && !col; ++kw) col = kw * dw % sw == c;
+    return row && col;
+  }
 };
 
 std::optional<PaddedPlane> padded_plane(const Window& w) {
@@ -179,10 +187,11 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
         for (size_t ci = c0; ci < c1; ++ci) {
           const uint8_t* src = x + static_cast<int64_t>(ci) * p.H * p.W;
           uint8_t* dst = xp.get() + static_cast<int64_t>(ci) * channel;
-          std::memset(dst, pad, static_cast<size_t>(channel));
           for (int64_t r = 0; r < p.sh; ++r)
             for (int64_t c = 0; c < p.sw; ++c) {
+              if (!p.phase_read(r, c)) continue;  // left unwritten: no row offset points there
               uint8_t* ph = dst + (r * p.sw + c) * p.phase_bytes();
+              std::memset(ph, pad, static_cast<size_t>(p.phase_bytes()));
               const simd::PhaseColumns pc = simd::phase_columns(c, p.pad_left, p.sw, p.W, p.Wq);
               const int64_t first = pc.first, j0 = pc.j0, j1 = pc.j1;
               if (j1 <= j0) continue;
@@ -209,10 +218,16 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
                                       rh / p.sh * p.Wq + rw / p.sw;
   }
   const int64_t cols = p.OH * p.Wq;
-  std::unique_ptr<uint8_t[]> full(new uint8_t[static_cast<size_t>(Mg * cols) * elem]);
-  out.c = full.get();
   out.rs = cols;
   out.cs = 1;
+  if (p.Wq == p.OW) {  // no dropped columns (a 1x1 kernel): straight into y
+    out.c = y;
+    simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp.get(),
+                     row_off.data(), x_zero, out);
+    return;
+  }
+  std::unique_ptr<uint8_t[]> full(new uint8_t[static_cast<size_t>(Mg * cols) * elem]);
+  out.c = full.get();
   simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp.get(), row_off.data(),
                    x_zero, out);
   const size_t row_bytes = static_cast<size_t>(p.OW) * elem;
@@ -435,6 +450,33 @@ class IntConvKernel final : public Kernel {
       base.kind = simd::QDepthwiseOutput::Kind::kInt32;
     }
     const simd::Isa isa = kernel_isa();
+    if (simd::qdepthwise_block_supported(isa, s)) {
+      // 16 channels at a time, in bands of output rows: tasks over (image, block, band).
+      const int64_t blocks = (C + 15) / 16, band = simd::qdepthwise_block_band_rows(s);
+      const int64_t bands = (s.OH + band - 1) / band;
+      const size_t floats = simd::qdepthwise_block_scratch_floats(s);
+      ctx.parallel_for(
+          static_cast<size_t>(N * blocks * bands),
+          grain_for(static_cast<size_t>(16 * band * s.OW * taps)), [&](size_t t0, size_t t1) {
+            float* scratch = simd::scratch_as<float>(simd::ScratchSlot::kColumns, floats);
+            for (size_t t = t0; t < t1; ++t) {
+              const int64_t i = static_cast<int64_t>(t) / bands, oh0 = static_cast<int64_t>(t) % bands * band;
+              const int64_t n = i / blocks, c0 = i % blocks * 16;
+              simd::QDepthwiseBlock b;
+              b.count = static_cast<int>(std::min<int64_t>(16, C - c0));
+              b.x = x + (n * C + c0) * in_n;
+              b.w = w.data() + c0 * taps;
+              if (base.kind != simd::QDepthwiseOutput::Kind::kInt32) {
+                b.scale = mult.data() + c0;
+                b.bias = bias.empty() ? nullptr : bias.data() + c0;
+              }
+              b.y = y + (n * C + c0) * out_n * static_cast<int64_t>(elem);
+              simd::qdepthwise_block(isa, s, x_zero, base, b, oh0, std::min(s.OH, oh0 + band),
+                                     scratch);
+            }
+          });
+      return;
+    }
     ctx.parallel_for(
         static_cast<size_t>(N * C), grain_for(static_cast<size_t>(out_n * taps)),
         [&](size_t p0, size_t p1) {
