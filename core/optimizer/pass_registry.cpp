@@ -4,6 +4,7 @@
 #include "optimizer/matmul_integer_to_float_fusion.hpp"
 #include "optimizer/qdq_binary_fusion.hpp"
 #include "optimizer/qdq_conv_fusion.hpp"
+#include "optimizer/qdq_gemm_fusion.hpp"
 #include "optimizer/qdq_lookup_fusion.hpp"
 #include "optimizer/qdq_passthrough.hpp"
 
@@ -14,9 +15,12 @@ const std::vector<PassEntry>& pass_registry() {
     std::vector<PassEntry> passes;
     // Before constant folding, which would turn the DequantizeLinear of quantized weights
     // into float weights and hide the QDQ pattern. The convolutions first: they take the
-    // Relu after a Conv; the others keep the activations between them 8-bit.
+    // Relu after a Conv; then the matrix products; the others keep the activations between
+    // them 8-bit.
     passes.push_back({QdqConvFusion::kName, kLevelExtended,
                       [] { return std::make_unique<QdqConvFusion>(); }});
+    passes.push_back({QdqGemmFusion::kName, kLevelExtended,
+                      [] { return std::make_unique<QdqGemmFusion>(); }});
     passes.push_back({QdqBinaryFusion::kName, kLevelExtended,
                       [] { return std::make_unique<QdqBinaryFusion>(); }});
     passes.push_back({QdqLookupFusion::kName, kLevelExtended,

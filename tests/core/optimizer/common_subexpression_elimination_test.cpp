@@ -247,7 +247,7 @@ TEST(BasicPasses, RegisteredInOrderAtLevelOneBeforeDeadCodeElimination) {
     Names names = p->pass_names();
     // From level 2 the QDQ passes run first (before constant folding dequantizes weights).
     if (level >= 2) {
-      const Names qdq = {"qdq_conv_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
+      const Names qdq = {"qdq_conv_fusion", "qdq_gemm_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
                          "qdq_passthrough", "matmul_integer_to_float_fusion"};
       ASSERT_GE(names.size(), qdq.size());
       EXPECT_EQ(Names(names.begin(), names.begin() + static_cast<long>(qdq.size())), qdq);

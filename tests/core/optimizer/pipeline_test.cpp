@@ -113,7 +113,7 @@ TEST(Pipeline, RegistryNamesMatchThePassesItMakes) {
   // (before the generic MatMul/Add fusions would hide their patterns), generic fusions,
   // then the layout pass.
   EXPECT_EQ(known_pass_names(),
-            Names({"qdq_conv_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
+            Names({"qdq_conv_fusion", "qdq_gemm_fusion", "qdq_binary_fusion", "qdq_lookup_fusion",
                    "qdq_passthrough", "matmul_integer_to_float_fusion", "constant_folding", "shape_folding", "noop_elimination",
                    "reshape_transpose_merging", "common_subexpression_elimination",
                    "dead_code_elimination", "layer_norm_fusion", "gelu_fusion", "attention_fusion",
