@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "qgemm_kernels.hpp"
 #include "scratch.hpp"
@@ -226,25 +227,22 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
 
   // The multiplier of rowsumA: -b_zero, plus the shift of a packed B that holds B - shift.
   const int32_t row_mul = wrap_add(kn.b_shift, wrap_mul(-1, b_zero));
-  // The per-row terms of rows [m0, m0 + count) into add[0, n) and neg_az[0, n) (0 past
-  // the last row): the bias (past kInt32), (b_shift - b_zero) * rowsum, K * a_zero * b_zero, and
-  // -a_zero for the column term.
-  auto row_terms = [&](int64_t m0, int n, int32_t* add, int32_t* naz) {
-    for (int r = 0; r < n; ++r) {
-      int32_t v = 0, z = 0;
-      const int64_t m = m0 + r;
-      if (m < M) {
-        if (bias != nullptr) v = bias[m];
-        if (row_mul != 0) v = wrap_add(v, wrap_mul(row_mul, rowsum[m]));
-        if (use_az) {
-          v = wrap_add(v, wrap_mul(kbz, a_zero[m]));
-          z = wrap_mul(-1, a_zero[m]);
-        }
-      }
-      add[r] = v;
-      naz[r] = z;
+  // The per-row terms of every row, computed once (0 past the last row, up to a whole
+  // register tile): the bias (past kInt32), (b_shift - b_zero) * rowsum, K * a_zero *
+  // b_zero, and -a_zero for the column term. A tile reads them from its first row on.
+  const size_t rows_padded = static_cast<size_t>(round_up(M, kMaxRows) + kMaxRows);
+  std::vector<int32_t> row_add_all(rows_padded, 0), neg_az_all(use_az ? rows_padded : 0, 0);
+  for (int64_t m = 0; m < M; ++m) {
+    int32_t v = bias != nullptr ? bias[m] : 0;
+    if (row_mul != 0) v = wrap_add(v, wrap_mul(row_mul, rowsum[m]));
+    if (use_az) {
+      v = wrap_add(v, wrap_mul(kbz, a_zero[m]));
+      neg_az_all[static_cast<size_t>(m)] = wrap_mul(-1, a_zero[m]);
     }
-  };
+    row_add_all[static_cast<size_t>(m)] = v;
+  }
+  const int32_t* const row_add = row_add_all.data();
+  const int32_t* const neg_az = use_az ? neg_az_all.data() : nullptr;
   const int conc = threads.concurrency();
   const double macs = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   const bool parallel = conc > 1 && macs >= kParallelMacs;
@@ -263,14 +261,11 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
       uint8_t* bpanel = reinterpret_cast<uint8_t*>(buf);
       int32_t* col_sum = reinterpret_cast<int32_t*>(buf + b_panel_bytes);
       pack_panel(kn, src, 0, K, static_cast<int>(N), bpanel, use_az ? col_sum : nullptr);
-      alignas(64) int32_t row_add[kMaxRows], neg_az[kMaxRows];
       QTileJob job;
       job.kg = k4 / 4;
       job.a_stride = k4 * mr;
       job.b = bpanel;
       job.col_sum = col_sum;
-      job.row_add = row_add;
-      job.neg_az = use_az ? neg_az : nullptr;
       job.cols = static_cast<int>(N);
       job.rs = out.rs;
       job.cs = out.cs;
@@ -278,7 +273,8 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
       for (size_t i = tb; i < te; ++i) {
         const int64_t m0 = static_cast<int64_t>(i) * nrows;
         job.rows = static_cast<int>(std::min<int64_t>(nrows, M - m0));
-        row_terms(m0, nrows, row_add, neg_az);
+        job.row_add = row_add + m0;
+        job.neg_az = neg_az != nullptr ? neg_az + m0 : nullptr;
         job.a = pa + m0 * k4;
         if (quantized_out) {
           job.scale = out.scale + m0;
@@ -318,9 +314,6 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
     job.st = &st;
     job.rs = out.rs;
     job.cs = out.cs;
-    alignas(64) int32_t row_add[kMaxRows], neg_az[kMaxRows];
-    job.row_add = row_add;
-    job.neg_az = use_az ? neg_az : nullptr;
     for (size_t t = tb; t < te; ++t) {
       const int64_t ni = static_cast<int64_t>(t) / mt, mi = static_cast<int64_t>(t) % mt;
       const int64_t n0 = ni * n_panels / nt * nr;
@@ -346,7 +339,8 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
           for (int64_t p = p0; p < p1; p += step) {
             const int64_t m0 = p * mr;
             nj.rows = static_cast<int>(std::min<int64_t>(std::min(p1 - p, step) * mr, M - m0));
-            row_terms(m0, kn.narrow_rows, row_add, neg_az);
+            nj.row_add = row_add + m0;
+            nj.neg_az = neg_az != nullptr ? neg_az + m0 : nullptr;
             nj.a = pa + m0 * k4;
             if (quantized_out) {
               nj.scale = out.scale + m0;
@@ -360,7 +354,8 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
         for (int64_t p = p0; p < p1; ++p) {
           const int64_t m0 = p * mr;
           const int rows = static_cast<int>(std::min<int64_t>(mr, M - m0));
-          row_terms(m0, mr, row_add, neg_az);
+          job.row_add = row_add + m0;
+          job.neg_az = neg_az != nullptr ? neg_az + m0 : nullptr;
           job.a = pa + p * mr * k4;
           job.rows = rows;
           if (quantized_out) {

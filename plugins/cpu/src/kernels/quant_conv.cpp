@@ -179,14 +179,18 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
                    size_t elem, uint8_t* y) {
   const int64_t channel = p.channel_bytes();
   const int64_t slack = p.Wq + 64;  // the dropped columns of the last rows
-  std::unique_ptr<uint8_t[]> xp(new uint8_t[static_cast<size_t>(Cg * channel + slack)]);
+  // The calling thread's scratch (kept from run to run: no page faults), shared with the
+  // threads of the parallel loops below (the host's parallel_for is isolated, so nothing
+  // else runs on this thread meanwhile; qgemm uses only the kPackB slot).
+  uint8_t* const xp_base = simd::scratch_as<uint8_t>(simd::ScratchSlot::kSharedA,
+                                                     static_cast<size_t>(Cg * channel + slack));
   const uint8_t pad = static_cast<uint8_t>(x_zero);
-  std::memset(xp.get() + Cg * channel, pad, static_cast<size_t>(slack));
+  std::memset(xp_base + Cg * channel, pad, static_cast<size_t>(slack));
   ctx.parallel_for(
       static_cast<size_t>(Cg), grain_for(static_cast<size_t>(channel)), [&](size_t c0, size_t c1) {
         for (size_t ci = c0; ci < c1; ++ci) {
           const uint8_t* src = x + static_cast<int64_t>(ci) * p.H * p.W;
-          uint8_t* dst = xp.get() + static_cast<int64_t>(ci) * channel;
+          uint8_t* dst = xp_base + static_cast<int64_t>(ci) * channel;
           for (int64_t r = 0; r < p.sh; ++r)
             for (int64_t c = 0; c < p.sw; ++c) {
               if (!p.phase_read(r, c)) continue;  // left unwritten: no row offset points there
@@ -200,10 +204,13 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
                 if (ih < 0 || ih >= p.H) continue;
                 const uint8_t* from = src + ih * p.W + first + p.sw * j0;
                 uint8_t* to = ph + i * p.Wq + j0;
+                const int64_t n = j1 - j0;
                 if (p.sw == 1)
-                  std::memcpy(to, from, static_cast<size_t>(j1 - j0));
+                  std::memcpy(to, from, static_cast<size_t>(n));
+                else if (p.sw == 2)  // a constant stride: GCC vectorizes it (pand, packuswb)
+                  for (int64_t j = 0; j < n; ++j) to[j] = from[2 * j];
                 else
-                  for (int64_t j = 0; j < j1 - j0; ++j) to[j] = from[p.sw * j];
+                  for (int64_t j = 0; j < n; ++j) to[j] = from[p.sw * j];
               }
             }
         }
@@ -222,13 +229,14 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
   out.cs = 1;
   if (p.Wq == p.OW) {  // no dropped columns (a 1x1 kernel): straight into y
     out.c = y;
-    simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp.get(),
+    simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp_base,
                      row_off.data(), x_zero, out);
     return;
   }
-  std::unique_ptr<uint8_t[]> full(new uint8_t[static_cast<size_t>(Mg * cols) * elem]);
-  out.c = full.get();
-  simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp.get(), row_off.data(),
+  uint8_t* const full = simd::scratch_as<uint8_t>(simd::ScratchSlot::kSharedB,
+                                                  static_cast<size_t>(Mg * cols) * elem);
+  out.c = full;
+  simd::qgemm_rows(isa, threads, Mg, cols, rows, w.packed.get(), a_zero, xp_base, row_off.data(),
                    x_zero, out);
   const size_t row_bytes = static_cast<size_t>(p.OW) * elem;
   ctx.parallel_for(static_cast<size_t>(Mg), grain_for(static_cast<size_t>(p.OH * p.OW) * elem),
@@ -237,7 +245,7 @@ void conv_in_place(const KernelContext& ctx, const simd::Threads& threads, simd:
                        for (int64_t oh = 0; oh < p.OH; ++oh)
                          std::memcpy(y + ((static_cast<int64_t>(m) * p.OH + oh) * p.OW) *
                                              static_cast<int64_t>(elem),
-                                     full.get() + ((static_cast<int64_t>(m) * cols + oh * p.Wq) *
+                                     full + ((static_cast<int64_t>(m) * cols + oh * p.Wq) *
                                                    static_cast<int64_t>(elem)),
                                      row_bytes);
                    });
