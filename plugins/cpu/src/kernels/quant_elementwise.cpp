@@ -64,7 +64,8 @@ class QLinearBinaryKernel final : public Kernel {
     const simd::Isa isa = kernel_isa();
     const simd::QBinaryOp op = op_;
     auto run_as = [&]<typename Q>(const Q* a, const Q* b, Q* c) {
-      ctx.parallel_for(static_cast<size_t>(plan.total), 16384, [&](size_t i0, size_t i1) {
+      // Pieces of about 25 us (0.4 ns per element on AVX-512).
+      ctx.parallel_for(static_cast<size_t>(plan.total), 65536, [&](size_t i0, size_t i1) {
         for_each_segment(plan, static_cast<int64_t>(i0), static_cast<int64_t>(i1),
                          [&](int64_t out, const int64_t* in, int64_t len) {
                            const size_t as = static_cast<size_t>(plan.inner_step[0]);
@@ -105,7 +106,9 @@ class QLinearLookupKernel final : public Kernel {
     const uint8_t* table = T->as<uint8_t>();
     uint8_t* y = Y->mut<uint8_t>();
     const simd::Isa isa = kernel_isa();
-    ctx.parallel_for(static_cast<size_t>(Y->numel()), 32768, [&](size_t i0, size_t i1) {
+    // Pieces of about 15 us (0.05 ns per byte with vpermi2b): a thread woken for less
+    // costs more than it saves.
+    ctx.parallel_for(static_cast<size_t>(Y->numel()), 262144, [&](size_t i0, size_t i1) {
       simd::lookup_8bit(isa, x + i0, i1 - i0, flip, table, y + i0);
     });
     return Status::ok();
