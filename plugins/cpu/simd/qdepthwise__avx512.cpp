@@ -78,10 +78,25 @@ void block16_avx512(const QDepthwiseShape& s, int32_t x_zero, const QDepthwiseOu
   const int64_t plane = s.H * s.W, oplane = s.OH * s.OW;
   // 1. The padded input, channel-last: buffer pixel (r, c) is input (row0 + r - pad_top,
   // c - pad_left), as x - x_zero, and 0 in the padding.
-  std::memset(in, 0, sizeof(float) * static_cast<size_t>((row1 - row0) * wp * 16));
   const int64_t iy0 = std::max<int64_t>(0, row0 - s.pad_top),
-                iy1 = std::min(s.H, row1 - s.pad_top);
-  const int64_t ix0 = std::max<int64_t>(0, -s.pad_left), ix1 = std::min(s.W, wp - s.pad_left);
+                iy1 = std::max(iy0, std::min(s.H, row1 - s.pad_top));
+  const int64_t ix0 = std::max<int64_t>(0, -s.pad_left),
+                ix1 = std::max(ix0, std::min(s.W, wp - s.pad_left));
+  // Zeros where no input lands: the rows above and below, and each row's columns left and
+  // right of the input's.
+  const auto zero_pixels = [&](int64_t r, int64_t c0, int64_t c1) {
+    if (c1 > c0)
+      std::memset(in + (r * wp + c0) * 16, 0, sizeof(float) * static_cast<size_t>((c1 - c0) * 16));
+  };
+  const int64_t r_in0 = iy0 + s.pad_top - row0, r_in1 = iy1 + s.pad_top - row0;
+  for (int64_t r = 0; r < row1 - row0; ++r) {
+    if (r < r_in0 || r >= r_in1 || ix1 <= ix0) {
+      zero_pixels(r, 0, wp);
+    } else {
+      zero_pixels(r, 0, ix0 + s.pad_left);
+      zero_pixels(r, ix1 + s.pad_left, wp);
+    }
+  }
   const __m512i xz = _mm512_set1_epi32(x_zero);
   const uint8_t* x = b.x;
   __m512 r[16];

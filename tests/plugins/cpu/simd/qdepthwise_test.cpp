@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -205,6 +206,8 @@ TEST_P(QDepthwiseTest, ChannelBlocksMatchTheDefinition) {
           b.bias = bias.data();
           b.scale = scale.data();
           b.y = y.data();
+          // Garbage in the scratch (NaN): the kernel must write every element it reads.
+          std::fill(scratch.begin(), scratch.end(), std::numeric_limits<float>::quiet_NaN());
           for (int64_t oh0 = 0; oh0 < s.OH; oh0 += band)
             qdepthwise_block(isa, s, xz, out, b, oh0, std::min(s.OH, oh0 + band), aligned);
           for (int c = 0; c < count; ++c)
