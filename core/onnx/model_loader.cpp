@@ -17,6 +17,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "onnx/contrib_quant.hpp"
 #include "onnx/external_data.hpp"
 #include "onnx/graph_convert.hpp"
 #include "onnx/model_check.hpp"
@@ -88,6 +89,12 @@ Result<ir::Model> convert_model(onnx::ModelProto& proto, const std::string& name
     import->set_version(model.opsets.at(""));
   }
 
+  // ONNX Runtime's QOperator contrib ops, in the QDQ form they stand for, before the
+  // checker, shape inference and the node names see the graph.
+  INFER_RETURN_IF_ERROR(
+      expand_contrib_quant_ops(*proto.mutable_graph(),
+                               model.opsets.count("") ? model.opsets.at("") : int64_t{1})
+          .with_context(where));
   const NodeNames names(proto.graph());
   INFER_RETURN_IF_ERROR(check_domains(proto.graph(), model.opsets, names).with_context(where));
   if (options.run_checker)

@@ -61,6 +61,11 @@ class OnnxModelWriter {
         std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
   }
   void set_opset(int64_t version) { model_.mutable_opset_import(0)->set_version(version); }
+  void add_opset(const std::string& domain, int64_t version) {
+    auto* opset = model_.add_opset_import();
+    opset->set_domain(domain);
+    opset->set_version(version);
+  }
 
   ::onnx::NodeProto* node(const std::string& name, const std::string& op,
                           std::vector<std::string> inputs, std::vector<std::string> outputs) {
@@ -76,6 +81,20 @@ class OnnxModelWriter {
     a->set_name(name);
     a->set_type(::onnx::AttributeProto::INT);
     a->set_i(v);
+  }
+
+  static void float_attr(::onnx::NodeProto* n, const std::string& name, float v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  static void ints_attr(::onnx::NodeProto* n, const std::string& name,
+                        const std::vector<int64_t>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
   }
 
   bool save(const std::string& path) const {
