@@ -16,6 +16,7 @@ void plane_avx512(const QDepthwiseShape& s, const uint8_t* x, int32_t x_zero, co
 #include <algorithm>
 #include <cstring>
 
+#include "narrow_avx512.hpp"
 #include "transpose16_avx512.hpp"
 
 namespace infer::cpu::simd::qdepthwise_detail {
@@ -160,8 +161,7 @@ void block16_avx512(const QDepthwiseShape& s, int32_t x_zero, const QDepthwiseOu
       if (out.kind == QDepthwiseOutput::Kind::kInt32)
         _mm512_mask_storeu_epi32(static_cast<int32_t*>(b.y) + c * oplane + p0, m, v);
       else  // in the output type's range already: the low byte is the value
-        _mm_mask_storeu_epi8(static_cast<uint8_t*>(b.y) + c * oplane + p0, m,
-                             _mm512_cvtepi32_epi8(v));
+        store_low_bytes(static_cast<uint8_t*>(b.y) + c * oplane + p0, m, v);
     }
   }
 }

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <utility>
 
+#include "narrow_avx512.hpp"
 #include "qgemm_kernels.hpp"
 #include "transpose16_avx512.hpp"
 
@@ -68,7 +69,7 @@ void store_dwords(const uint32_t* buf, const QTileJob& t) {
       } else {
         int8_t* c = static_cast<int8_t*>(t.c) + j0 * t.cs;
         for (int j = 0; j < n; ++j)
-          _mm512_mask_cvtepi32_storeu_epi8(c + j * t.cs, rows, _mm512_castps_si512(r[j]));
+          store_low_bytes(c + j * t.cs, rows, _mm512_castps_si512(r[j]));
       }
     }
     return;
@@ -150,9 +151,8 @@ __attribute__((noinline)) void finish(const __m512i* acc, const QTileJob& t) {
         f = _mm512_min_ps(_mm512_max_ps(f, flo), fhi);
         // In [lo, hi] already (OutStage::flo): no integer clamp.
         const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(f), oz);
-        // Narrowed in a register, then stored: the memory form of vpmovdb is slow on AMD.
         if (direct)
-          _mm_mask_storeu_epi8(crow + 16 * v, mask[v], _mm512_cvtepi32_epi8(q));
+          store_low_bytes(crow + 16 * v, mask[v], q);
         else
           _mm512_store_si512(buf + r * NR + 16 * v, q);
       }
@@ -289,7 +289,7 @@ __attribute__((noinline)) void finish_narrow(const __m256i* acc, const QTileJob&
         if (elem == 4)
           _mm256_mask_storeu_epi32(dst, rows, x);
         else
-          _mm256_mask_cvtepi32_storeu_epi8(dst, rows, x);
+          store_low_bytes(dst, rows, x);
       } else {
         alignas(32) uint32_t v[8];
         _mm256_store_si256(reinterpret_cast<__m256i*>(v), x);
