@@ -58,6 +58,9 @@ using namespace qgemm_detail;
 // Below this many multiply-adds (about 6 us of one Zen 5 core on VNNI) the threads cost
 // more than they save.
 constexpr double kParallelMacs = 1 << 21;
+// A GEMV streams A once at memory speed, some 20x slower per multiply-add: from this many
+// bytes of A (about 10 us on a Zen 4 core) its rows are split over the threads.
+constexpr double kParallelGemvBytes = 1 << 17;
 // Bytes of a task's packed B block (K4 x its columns) and of the A rows of one task: both
 // stay in the L2 (1 MiB on Zen 4 / Zen 5) while the task runs.
 constexpr int64_t kBBlockBytes = 256 << 10;
@@ -284,7 +287,8 @@ void run_qgemm(Isa isa, const Threads& threads, int64_t M, int64_t N, int64_t K,
         kn.narrow(job);
       }
     };
-    if (parallel && blocks > 1)
+    const bool split = conc > 1 && (parallel || static_cast<double>(M) * k4 >= kParallelGemvBytes);
+    if (split && blocks > 1)
       threads.run(static_cast<size_t>(blocks), grain, body);
     else
       body(0, static_cast<size_t>(blocks));

@@ -127,7 +127,8 @@ class QuantizeKernel final : public Kernel {
             if (p.per_tensor) {  // the activations of QDQ models: vectorized
               const float scale = p.scale[0];
               const int32_t zp = p.zero_point(0);
-              ctx.parallel_for(static_cast<size_t>(Y->numel()), 16384, [&](size_t b, size_t e) {
+              // Pieces of about 25 us (0.2 ns per element, the division's pace).
+              ctx.parallel_for(static_cast<size_t>(Y->numel()), 131072, [&](size_t b, size_t e) {
                 quantize_8bit(x + b, e - b, scale, zp, y + b);
               });
               return Status::ok();
@@ -186,7 +187,8 @@ class DequantizeKernel final : public Kernel {
                   if (p.per_tensor) {  // the activations of QDQ models: vectorized
                     const float scale = p.scale[0];
                     const int32_t zp = p.zero_point(0);
-                    ctx.parallel_for(static_cast<size_t>(Y->numel()), 16384,
+                    // Pieces of about 15 us.
+                    ctx.parallel_for(static_cast<size_t>(Y->numel()), 262144,
                                      [&](size_t b, size_t e) {
                                        dequantize_8bit(x + b, e - b, scale, zp, y + b);
                                      });
