@@ -37,22 +37,16 @@ Data make_data() {
   std::mt19937 rng(23);
   std::uniform_int_distribution<int> byte(0, 255), wd(-127, 127), bd(-3000, 3000);
   std::uniform_real_distribution<float> sd(0.002f, 0.02f);
+  using testing::random_values;
   Data d;
-  d.x.resize(kB * kK);
-  d.a.resize(kB * kS * kK);
-  d.v.resize(kK * kV);
-  for (auto* t : {&d.x, &d.a, &d.v})
-    for (auto& b : *t) b = static_cast<uint8_t>(byte(rng));
-  d.w.resize(kN * kK);
-  for (auto& b : d.w) b = static_cast<int8_t>(wd(rng));
-  d.bias.resize(kN);
-  for (auto& b : d.bias) b = bd(rng);
-  d.w_scale.resize(kN);
-  for (auto& s : d.w_scale) s = sd(rng);
-  d.v_scale.resize(kV);
-  for (auto& s : d.v_scale) s = sd(rng);
-  d.v_zero.resize(kV);
-  for (auto& z : d.v_zero) z = static_cast<uint8_t>(byte(rng));
+  d.x = random_values<uint8_t>(kB * kK, byte, rng);
+  d.a = random_values<uint8_t>(kB * kS * kK, byte, rng);
+  d.v = random_values<uint8_t>(kK * kV, byte, rng);
+  d.w = random_values<int8_t>(kN * kK, wd, rng);
+  d.bias = random_values<int32_t>(kN, bd, rng);
+  d.w_scale = random_values<float>(kN, sd, rng);
+  d.v_scale = random_values<float>(kV, sd, rng);
+  d.v_zero = random_values<uint8_t>(kV, byte, rng);
   return d;
 }
 

@@ -45,17 +45,13 @@ Data make_data() {
   std::mt19937 rng(41);
   std::uniform_int_distribution<int> byte(0, 255), wd(-127, 127), bd(-400, 400);
   std::uniform_real_distribution<float> sd(0.01f, 0.04f);
+  using testing::random_values;
   Data d;
-  for (auto* v : {&d.x, &d.r}) {
-    v->resize(kN);
-    for (auto& b : *v) b = static_cast<uint8_t>(byte(rng));
-  }
-  d.w.resize(kOut * kK);
-  for (auto& b : d.w) b = static_cast<int8_t>(wd(rng));
-  d.w_scale.resize(kOut);
-  for (auto& s : d.w_scale) s = sd(rng);
-  d.bias.resize(kOut);
-  for (auto& b : d.bias) b = bd(rng);
+  d.x = random_values<uint8_t>(kN, byte, rng);
+  d.r = random_values<uint8_t>(kN, byte, rng);
+  d.w = random_values<int8_t>(kOut * kK, wd, rng);
+  d.w_scale = random_values<float>(kOut, sd, rng);
+  d.bias = random_values<int32_t>(kOut, bd, rng);
   return d;
 }
 

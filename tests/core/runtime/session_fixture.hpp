@@ -81,4 +81,12 @@ inline float max_abs_diff(const Tensor& a, const float* b, int64_t n) {
   return worst;
 }
 
+// n values drawn from `dist` with `rng`, cast to T (test data).
+template <typename T, typename Dist, typename Rng>
+std::vector<T> random_values(size_t n, Dist& dist, Rng& rng) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
+
 }  // namespace infer::testing

@@ -32,6 +32,34 @@ QDepthwiseShape shape(int64_t H, int64_t W, int64_t K, int64_t stride, int64_t d
   return s;
 }
 
+// The definition's int64 sums of one plane.
+std::vector<int64_t> reference_sums(const QDepthwiseShape& s, const uint8_t* x, int32_t xz,
+                                    const int32_t* w) {
+  std::vector<int64_t> acc(static_cast<size_t>(s.OH * s.OW), 0);
+  for (int64_t oh = 0; oh < s.OH; ++oh)
+    for (int64_t ow = 0; ow < s.OW; ++ow)
+      for (int64_t kh = 0; kh < s.KH; ++kh)
+        for (int64_t kw = 0; kw < s.KW; ++kw) {
+          const int64_t ih = oh * s.sh + kh * s.dh - s.pad_top;
+          const int64_t iw = ow * s.sw + kw * s.dw - s.pad_left;
+          if (ih < 0 || ih >= s.H || iw < 0 || iw >= s.W) continue;
+          acc[static_cast<size_t>(oh * s.OW + ow)] +=
+              (x[ih * s.W + iw] - xz) * int64_t{w[kh * s.KW + kw]};
+        }
+  return acc;
+}
+
+// qgemm's output stage of one sum, one float operation at a time.
+int64_t reference_quantized(int64_t acc, int32_t bias, float scale, int32_t out_zero,
+                            QDepthwiseOutput::Kind kind) {
+  const int64_t lo = kind == QDepthwiseOutput::Kind::kUint8 ? 0 : -128;
+  const int64_t hi = kind == QDepthwiseOutput::Kind::kUint8 ? 255 : 127;
+  volatile float v = static_cast<float>(static_cast<int32_t>(acc) + bias) * scale;
+  const float c = std::min(std::max(static_cast<float>(v), static_cast<float>(lo - out_zero)),
+                           static_cast<float>(hi - out_zero));
+  return static_cast<int64_t>(std::nearbyint(c)) + out_zero;
+}
+
 TEST_P(QDepthwiseTest, MatchesTheDefinition) {
   std::mt19937 rng(31);
   std::uniform_int_distribution<int> byte(0, 255), weight(-127, 127);
@@ -48,17 +76,7 @@ TEST_P(QDepthwiseTest, MatchesTheDefinition) {
     for (auto& v : w) v = weight(rng);
     w[0] = 0;  // a zero tap is skipped
     const int32_t xz = 117;
-    // The definition's accumulators.
-    std::vector<int64_t> acc(static_cast<size_t>(s.OH * s.OW), 0);
-    for (int64_t oh = 0; oh < s.OH; ++oh)
-      for (int64_t ow = 0; ow < s.OW; ++ow)
-        for (int64_t kh = 0; kh < s.KH; ++kh)
-          for (int64_t kw = 0; kw < s.KW; ++kw) {
-            const int64_t ih = oh * s.sh + kh * s.dh - s.pad_top;
-            const int64_t iw = ow * s.sw + kw * s.dw - s.pad_left;
-            if (ih < 0 || ih >= s.H || iw < 0 || iw >= s.W) continue;
-            acc[oh * s.OW + ow] += (x[ih * s.W + iw] - xz) * int64_t{w[kh * s.KW + kw]};
-          }
+    const std::vector<int64_t> acc = reference_sums(s, x.data(), xz, w.data());
     std::vector<int32_t> scratch(qdepthwise_scratch_ints(s));
     for (auto kind : {QDepthwiseOutput::Kind::kInt32, QDepthwiseOutput::Kind::kUint8,
                       QDepthwiseOutput::Kind::kInt8}) {
@@ -79,14 +97,7 @@ TEST_P(QDepthwiseTest, MatchesTheDefinition) {
           std::memcpy(&g, y.data() + 4 * i, 4);
           got = g;
         } else {
-          const int64_t lo = kind == QDepthwiseOutput::Kind::kUint8 ? 0 : -128;
-          const int64_t hi = kind == QDepthwiseOutput::Kind::kUint8 ? 255 : 127;
-          volatile float v =
-              static_cast<float>(static_cast<int32_t>(acc[i]) + out.bias) * out.scale;
-          const float c =
-              std::min(std::max(static_cast<float>(v), static_cast<float>(lo - out.out_zero)),
-                       static_cast<float>(hi - out.out_zero));
-          want = static_cast<int64_t>(std::nearbyint(c)) + out.out_zero;
+          want = reference_quantized(acc[i], out.bias, out.scale, out.out_zero, kind);
           got = kind == QDepthwiseOutput::Kind::kUint8 ? int64_t{y[i]}
                                                        : int64_t{static_cast<int8_t>(y[i])};
         }
@@ -121,34 +132,6 @@ TEST_P(QDepthwiseTest, ExtremeTermsOverMoreThanOneGroupStayExact) {
       ASSERT_EQ(y[static_cast<size_t>(oh * s.OW + ow)], -255 * 255 * rows * cols)
           << oh << "," << ow;
     }
-}
-
-// The definition's int64 sums of one plane.
-std::vector<int64_t> reference_sums(const QDepthwiseShape& s, const uint8_t* x, int32_t xz,
-                                    const int32_t* w) {
-  std::vector<int64_t> acc(static_cast<size_t>(s.OH * s.OW), 0);
-  for (int64_t oh = 0; oh < s.OH; ++oh)
-    for (int64_t ow = 0; ow < s.OW; ++ow)
-      for (int64_t kh = 0; kh < s.KH; ++kh)
-        for (int64_t kw = 0; kw < s.KW; ++kw) {
-          const int64_t ih = oh * s.sh + kh * s.dh - s.pad_top;
-          const int64_t iw = ow * s.sw + kw * s.dw - s.pad_left;
-          if (ih < 0 || ih >= s.H || iw < 0 || iw >= s.W) continue;
-          acc[static_cast<size_t>(oh * s.OW + ow)] +=
-              (x[ih * s.W + iw] - xz) * int64_t{w[kh * s.KW + kw]};
-        }
-  return acc;
-}
-
-// qgemm's output stage of one sum, one float operation at a time.
-int64_t reference_quantized(int64_t acc, int32_t bias, float scale, int32_t out_zero,
-                            QDepthwiseOutput::Kind kind) {
-  const int64_t lo = kind == QDepthwiseOutput::Kind::kUint8 ? 0 : -128;
-  const int64_t hi = kind == QDepthwiseOutput::Kind::kUint8 ? 255 : 127;
-  volatile float v = static_cast<float>(static_cast<int32_t>(acc) + bias) * scale;
-  const float c = std::min(std::max(static_cast<float>(v), static_cast<float>(lo - out_zero)),
-                           static_cast<float>(hi - out_zero));
-  return static_cast<int64_t>(std::nearbyint(c)) + out_zero;
 }
 
 // The channel-blocked kernel: blocks of 1..16 channels with their own weights, bias and
