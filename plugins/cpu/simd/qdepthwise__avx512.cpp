@@ -32,30 +32,42 @@ struct BlockStage {
   __m512 scale, flo, fhi;
 };
 
+// The runtime geometry of a band, for the pixel loops.
+struct BlockGeometry {
+  int64_t wp, row0, sh, sw, dh, dw, KH, KW;
+};
+
 // P output pixels of row oh from column ow (P chains of FMAs), finished into orow (the
-// row's outputs): the exact int32 sums (kInt32) or the quantized values, 16 channels per
-// pixel.
-template <int P>
-inline void block_pixels(const QDepthwiseShape& s, const float* in, int64_t wp, int64_t row0,
-                         const __m512* wv, const BlockStage& st, int64_t oh, int64_t ow,
-                         int32_t* orow) {
+// row's outputs): the exact int32 sums, or (kQuant) the quantized values, 16 channels
+// per pixel. KH, KW and SW > 0 fix the kernel and the horizontal stride at compile time
+// (dilation 1), so the taps unroll into constant offsets; 0 reads them from g. (With
+// runtime loops, their control took a third of the kernel's time.)
+template <int KH, int KW, int SW, int P, bool kQuant>
+inline void block_pixels(const BlockGeometry& g, const float* in, const __m512* wv,
+                         const BlockStage& st, int64_t oh, int64_t ow, int32_t* orow) {
+  constexpr bool kFixed = KH > 0;
+  const int64_t kh_n = kFixed ? KH : g.KH, kw_n = kFixed ? KW : g.KW;
+  const int64_t sw = kFixed ? SW : g.sw, dh = kFixed ? 1 : g.dh, dw = kFixed ? 1 : g.dw;
   __m512 acc[P];
 #pragma GCC unroll 8
   for (int j = 0; j < P; ++j) acc[j] = _mm512_setzero_ps();
-  for (int64_t kh = 0; kh < s.KH; ++kh) {
-    const float* row = in + ((oh * s.sh + kh * s.dh - row0) * wp + ow * s.sw) * 16;
-    for (int64_t kw = 0; kw < s.KW; ++kw) {
-      const float* p = row + kw * s.dw * 16;
-      const __m512 w = wv[kh * s.KW + kw];
+  const float* top = in + ((oh * g.sh - g.row0) * g.wp + ow * sw) * 16;
+#pragma GCC unroll 7
+  for (int64_t kh = 0; kh < kh_n; ++kh) {
+    const float* row = top + kh * dh * g.wp * 16;
+#pragma GCC unroll 7
+    for (int64_t kw = 0; kw < kw_n; ++kw) {
+      const float* p = row + kw * dw * 16;
+      const __m512 w = wv[kh * kw_n + kw];
 #pragma GCC unroll 8
       for (int j = 0; j < P; ++j)
-        acc[j] = _mm512_fmadd_ps(_mm512_load_ps(p + j * s.sw * 16), w, acc[j]);
+        acc[j] = _mm512_fmadd_ps(_mm512_load_ps(p + j * sw * 16), w, acc[j]);
     }
   }
 #pragma GCC unroll 8
   for (int j = 0; j < P; ++j) {
     __m512i x = _mm512_cvtps_epi32(acc[j]);  // an integer already: exact
-    if (st.kind != QDepthwiseOutput::Kind::kInt32) {
+    if constexpr (kQuant) {
       // qgemm's stage: acc + bias in int32, one multiply, the clamp, round to nearest even.
       __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(x, st.bias)), st.scale);
       f = _mm512_min_ps(_mm512_max_ps(f, st.flo), st.fhi);
@@ -63,6 +75,33 @@ inline void block_pixels(const QDepthwiseShape& s, const float* in, int64_t wp, 
     }
     _mm512_store_si512(orow + (ow + j) * 16, x);
   }
+}
+
+// Output rows [oh0, oh1) of the band into obuf (pixel (oh0, 0) first).
+template <int KH, int KW, int SW, bool kQuant>
+void block_rows(const BlockGeometry& g, const float* in, const __m512* wv, const BlockStage& st,
+                int64_t OW, int64_t oh0, int64_t oh1, int32_t* obuf) {
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    int32_t* orow = obuf + (oh - oh0) * OW * 16;
+    int64_t ow = 0;
+    for (; ow + 8 <= OW; ow += 8) block_pixels<KH, KW, SW, 8, kQuant>(g, in, wv, st, oh, ow, orow);
+    for (; ow + 4 <= OW; ow += 4) block_pixels<KH, KW, SW, 4, kQuant>(g, in, wv, st, oh, ow, orow);
+    for (; ow < OW; ++ow) block_pixels<KH, KW, SW, 1, kQuant>(g, in, wv, st, oh, ow, orow);
+  }
+}
+
+// block_rows with MobileNet's kernels (3x3 and 5x5, stride 1 or 2 across, no dilation)
+// fixed at compile time, the rest read at run time.
+template <bool kQuant>
+void block_rows_any(const BlockGeometry& g, const float* in, const __m512* wv,
+                    const BlockStage& st, int64_t OW, int64_t oh0, int64_t oh1, int32_t* obuf) {
+  if (g.dh == 1 && g.dw == 1 && g.KH == g.KW && (g.sw == 1 || g.sw == 2)) {
+    if (g.KH == 3 && g.sw == 1) return block_rows<3, 3, 1, kQuant>(g, in, wv, st, OW, oh0, oh1, obuf);
+    if (g.KH == 3 && g.sw == 2) return block_rows<3, 3, 2, kQuant>(g, in, wv, st, OW, oh0, oh1, obuf);
+    if (g.KH == 5 && g.sw == 1) return block_rows<5, 5, 1, kQuant>(g, in, wv, st, OW, oh0, oh1, obuf);
+    if (g.KH == 5 && g.sw == 2) return block_rows<5, 5, 2, kQuant>(g, in, wv, st, OW, oh0, oh1, obuf);
+  }
+  block_rows<0, 0, 0, kQuant>(g, in, wv, st, OW, oh0, oh1, obuf);
 }
 
 }  // namespace
@@ -140,13 +179,11 @@ void block16_avx512(const QDepthwiseShape& s, int32_t x_zero, const QDepthwiseOu
   const __mmask16 live = lanes(b.count);
   st.bias = b.bias != nullptr ? _mm512_maskz_loadu_epi32(live, b.bias) : _mm512_setzero_si512();
   st.scale = b.scale != nullptr ? _mm512_maskz_loadu_ps(live, b.scale) : zero;
-  for (int64_t oh = oh0; oh < oh1; ++oh) {
-    int32_t* orow = obuf + (oh - oh0) * s.OW * 16;
-    int64_t ow = 0;
-    for (; ow + 8 <= s.OW; ow += 8) block_pixels<8>(s, in, wp, row0, wv, st, oh, ow, orow);
-    for (; ow + 4 <= s.OW; ow += 4) block_pixels<4>(s, in, wp, row0, wv, st, oh, ow, orow);
-    for (; ow < s.OW; ++ow) block_pixels<1>(s, in, wp, row0, wv, st, oh, ow, orow);
-  }
+  const BlockGeometry g{wp, row0, s.sh, s.sw, s.dh, s.dw, s.KH, s.KW};
+  if (out.kind == QDepthwiseOutput::Kind::kInt32)
+    block_rows_any<false>(g, in, wv, st, s.OW, oh0, oh1, obuf);
+  else
+    block_rows_any<true>(g, in, wv, st, s.OW, oh0, oh1, obuf);
   // 3. Back to planes, 16 pixels at a time.
   const int64_t first = oh0 * s.OW, count = (oh1 - oh0) * s.OW;
   for (int64_t q0 = 0; q0 < count; q0 += 16) {

@@ -155,7 +155,7 @@ TEST_P(QDepthwiseTest, ChannelBlocksMatchTheDefinition) {
       shape(112, 112, 3, 1, 1, 1, 1, 1, 1), shape(13, 40, 3, 2, 1, 0, 1, 1, 0),
       shape(11, 12, 5, 3, 1, 2, 2, 2, 2),   shape(10, 33, 3, 1, 2, 2, 2, 2, 2),
       shape(4, 5, 3, 1, 1, 3, 3, 3, 3),     shape(1, 1, 1, 1, 1, 0, 0, 0, 0),
-      shape(9, 21, 5, 1, 1, 2, 2, 2, 2)};
+      shape(9, 21, 5, 1, 1, 2, 2, 2, 2),    shape(15, 17, 5, 2, 1, 2, 2, 2, 2)};
   for (const QDepthwiseShape& s : shapes)
     for (int count : {16, 5, 1}) {
       const int64_t plane = s.H * s.W, oplane = s.OH * s.OW, taps = s.KH * s.KW;
